@@ -1,0 +1,1 @@
+"""Bots for the four games. ``bot_for(game_name, level)`` returns one (see core.ai.bots)."""

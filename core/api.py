@@ -1,0 +1,206 @@
+"""The one interface every game in ``core.GAMES`` implements.
+
+A game is data plus pure functions, in the *decider* shape:
+
+* ``start(options, rng)`` -> the first events of a game (options, shuffles, deals...).
+* ``decide(state, seat, command, rng)`` -> the events a command produces, or
+  :class:`IllegalMoveError` saying why it is refused. The state is never modified.
+* ``evolve(state, event)`` -> the next state. ``evolve`` never uses randomness: chance
+  (shuffles, deals, die rolls, card flips, who starts) is always carried *inside* events,
+  so folding a game's log from :meth:`Game.initial` rebuilds it exactly.
+* ``to_act(state)`` -> the seats the game is waiting for; ``legal_commands`` lists what a
+  seat may send now; ``outcome`` is ``None`` until the game has ended.
+* ``view(state, viewer)`` and ``redact(event, viewer)`` give a viewer only what it may see.
+
+Commands, events, options and views are plain JSON values (``dict`` with ``str`` keys,
+``list``, ``str``, ``int``, ``bool``, ``None``): never tuples, never float. Every command and
+event is an object with a ``"type"`` key. The notation is documented in ``docs/notation.md``.
+
+Viewers are seat numbers (``0..seats-1``), :data:`SPECTATOR` (public information only) or
+:data:`ALL` (everything, for the replay of a finished game and for tests).
+"""
+
+from __future__ import annotations
+
+import json
+from random import Random
+from typing import Any, Final
+
+JSON = Any
+"""A JSON value as produced by ``json.loads``."""
+
+Obj = dict[str, Any]
+"""A JSON object: every command, event, options set and view is one."""
+
+SPECTATOR: Final = -1
+"""Viewer id for a spectator: sees public information only."""
+
+ALL: Final = -2
+"""Viewer id that sees everything (replay of finished games, tests, snapshots)."""
+
+META_COMMANDS: Final = frozenset({"resign", "offer_draw", "accept_draw", "decline_draw"})
+"""Command types that are not moves of the game itself (where a game offers them)."""
+
+
+class IllegalMoveError(ValueError):
+    """A command the rules refuse. ``code`` classifies it; the message says why.
+
+    Codes: ``malformed`` (not a well-formed command), ``wrong_seat`` (no such seat),
+    ``not_your_turn``, ``game_over``, ``illegal`` (well-formed but against a rule).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.reason = message
+
+    def to_json(self) -> Obj:
+        return {"code": self.code, "reason": self.reason}
+
+
+class OptionsError(ValueError):
+    """Table options that are unknown, of the wrong type or out of range."""
+
+
+class Outcome:
+    """How a finished game ended.
+
+    ``winners`` are seats (several for a partnership or a shared win; empty for a draw),
+    ``scores`` one number per seat when the game keeps score (else empty), ``reason`` a
+    short machine word (``pattern``, ``resign``, ``draw_agreed``, ``repetition``,
+    ``move_cap``, ``last_disc``, ``blocked``, ``points``, ``score``, ``match``...).
+    """
+
+    def __init__(self, winners: list[int], reason: str, scores: list[int] | None = None) -> None:
+        self.winners = list(winners)
+        self.reason = reason
+        self.scores = list(scores) if scores is not None else []
+
+    @property
+    def is_draw(self) -> bool:
+        return not self.winners
+
+    def to_json(self) -> Obj:
+        return {"winners": list(self.winners), "reason": self.reason, "scores": list(self.scores)}
+
+    @staticmethod
+    def from_json(data: Obj) -> Outcome:
+        return Outcome(list(data["winners"]), str(data["reason"]), list(data.get("scores", [])))
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Outcome)
+            and self.winners == other.winners
+            and self.reason == other.reason
+            and self.scores == other.scores
+        )
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.winners), self.reason, tuple(self.scores)))
+
+    def __repr__(self) -> str:
+        return f"Outcome(winners={self.winners!r}, reason={self.reason!r}, scores={self.scores!r})"
+
+
+class Game:
+    """Base class of the four games. Subclasses override every method below.
+
+    ``State`` objects are game-specific classes; callers treat them as opaque values and
+    compare them through ``view(state, ALL)``, which must describe the whole state.
+    """
+
+    name: str = ""
+    min_seats: int = 2
+    max_seats: int = 2
+
+    def options(self, raw: Obj | None) -> Obj:
+        """Validated table options with defaults filled in (raises :class:`OptionsError`).
+        The key ``"seats"`` (number of players) is always present in the result."""
+        raise NotImplementedError
+
+    def start(self, options: Obj, rng: Random) -> list[Obj]:
+        """The first events of a new game; the first is ``{"type": "start", "options": ...}``
+        with the validated options."""
+        raise NotImplementedError
+
+    def initial(self) -> Any:
+        """The state before any event; ``evolve(initial(), start_event)`` sets it up."""
+        raise NotImplementedError
+
+    def evolve(self, state: Any, event: Obj) -> Any:
+        """The state after ``event``. Pure: returns a new state, never uses randomness."""
+        raise NotImplementedError
+
+    def decide(self, state: Any, seat: int, command: Any, rng: Random) -> list[Obj]:
+        """Events produced by ``seat`` sending ``command`` (any JSON value, checked here).
+        Chance that follows the command (next deal, next card flip...) is drawn from
+        ``rng`` and returned as events too. Raises :class:`IllegalMoveError`."""
+        raise NotImplementedError
+
+    def to_act(self, state: Any) -> list[int]:
+        """Seats whose command the game is waiting for (several at once in Tedoku)."""
+        raise NotImplementedError
+
+    def legal_commands(self, state: Any, seat: int) -> list[Obj]:
+        """Every command ``seat`` may send now, meta commands (resign...) included."""
+        raise NotImplementedError
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """``None`` while the game goes on (for a match: until the whole match ends)."""
+        raise NotImplementedError
+
+    def view(self, state: Any, viewer: int) -> Obj:
+        """What ``viewer`` may see of the state, as JSON. ``view(state, ALL)`` is complete."""
+        raise NotImplementedError
+
+    def redact(self, event: Obj, viewer: int) -> Obj:
+        """The form of ``event`` that ``viewer`` may receive (hidden parts removed)."""
+        raise NotImplementedError
+
+    def secrets(self, state: Any, viewer: int) -> list[str]:
+        """Strings that must not occur as a JSON string value in anything sent to ``viewer``
+        now (other seats' cards, pending placements, the deck...). Used by the tests."""
+        raise NotImplementedError
+
+    def example_options(self) -> list[Obj]:
+        """Representative raw option sets, every variant at least once (tests, benchmarks)."""
+        return [{}]
+
+    def seats(self, state: Any) -> int:
+        """Number of seats of this game."""
+        raise NotImplementedError
+
+
+def fold(game: Game, events: list[Obj]) -> Any:
+    """The state reached by applying ``events`` in order from ``game.initial()``."""
+    state = game.initial()
+    for event in events:
+        state = game.evolve(state, event)
+    return state
+
+
+def apply(game: Game, state: Any, seat: int, command: Any, rng: Random) -> tuple[Any, list[Obj]]:
+    """``decide`` then ``evolve``: the new state and the events appended."""
+    events = game.decide(state, seat, command, rng)
+    for event in events:
+        state = game.evolve(state, event)
+    return state, events
+
+
+def dumps(value: JSON) -> str:
+    """Canonical compact JSON (sorted keys) used for logs, hashes and comparisons."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def require_obj(command: Any) -> Obj:
+    """``command`` as a JSON object with a string ``type``, or a ``malformed`` error."""
+    if not isinstance(command, dict) or not isinstance(command.get("type"), str):
+        raise IllegalMoveError("malformed", "a command is a JSON object with a string 'type'")
+    return command
+
+
+def check_seat(game: Game, state: Any, seat: Any) -> int:
+    """``seat`` as a valid seat number of this game, or a ``wrong_seat`` error."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats(state):
+        raise IllegalMoveError("wrong_seat", f"no seat {seat!r} at this table")
+    return seat

@@ -1,0 +1,12 @@
+"""Teka rules (placeholder until implemented)."""
+
+from __future__ import annotations
+
+from core.api import Game
+
+
+class TekaGame(Game):
+    name = "teka"
+
+
+GAME = TekaGame()

@@ -1,0 +1,39 @@
+"""Build hook: compile the rules core with mypyc unless GAMENIGHT_PURE=1.
+
+Every module under core/ is compiled except those listed in PURE_ONLY, each with its reason.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from setuptools import setup
+
+HERE = Path(__file__).parent
+
+PURE_ONLY = {
+    # Chooses between the compiled and the pure modules at import time; must stay Python.
+    "core/__init__.py",
+    # Package markers only.
+    "core/ai/__init__.py",
+    # Command-line benchmark driver: starts subprocesses, times things; no hot code.
+    "core/bench.py",
+}
+
+
+def compiled_modules() -> list[str]:
+    return sorted(
+        p.relative_to(HERE).as_posix()
+        for p in (HERE / "core").rglob("*.py")
+        if p.relative_to(HERE).as_posix() not in PURE_ONLY
+    )
+
+
+ext_modules = []
+if os.environ.get("GAMENIGHT_PURE", "") in ("", "0"):
+    from mypyc.build import mypycify
+
+    ext_modules = mypycify(["--strict", *compiled_modules()], opt_level="3", group_name="gamenight_core")
+
+setup(ext_modules=ext_modules)

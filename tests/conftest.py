@@ -1,0 +1,16 @@
+"""Shared test set-up. With GAMENIGHT_REQUIRE_COMPILED=1 (CI) the compiled core must load."""
+
+from __future__ import annotations
+
+import os
+
+import core
+
+
+def pytest_report_header() -> list[str]:
+    return [f"gamenight core: {'compiled (mypyc)' if core.COMPILED else 'pure Python'}"]
+
+
+def pytest_sessionstart(session: object) -> None:
+    if os.environ.get("GAMENIGHT_REQUIRE_COMPILED") == "1" and not core.COMPILED:
+        raise RuntimeError("GAMENIGHT_REQUIRE_COMPILED=1 but the pure-Python core was loaded")

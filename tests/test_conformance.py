@@ -1,0 +1,142 @@
+"""One conformance suite over every game in core.GAMES (OpenSpiel style).
+
+Seeded random playthroughs of every example option set: every legal command applies; junk,
+wrong-seat, out-of-turn and unlisted commands raise IllegalMoveError and change nothing;
+``decide`` never mutates the state; folding the log equals the live state; commands, events
+and views survive a JSON round trip; no viewer's view or redacted events ever contain one of
+``game.secrets(state, viewer)``.
+
+GAMENIGHT_CONFORMANCE_SCALE (default 1) multiplies the number of playthroughs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from random import Random
+from typing import Any
+
+import pytest
+
+from core import ALL, GAMES, SPECTATOR, IllegalMoveError
+from core.api import META_COMMANDS, Game, dumps, fold
+
+SCALE = float(os.environ.get("GAMENIGHT_CONFORMANCE_SCALE", "1"))
+# Playthroughs per game (summed over its example option sets): thousands in total.
+RUNS = {"teeko": 1500, "tiku": 600, "tedoku": 150, "teka": 60}
+STEP_CAP = 20000
+
+
+def strings_in(value: Any) -> set[str]:
+    out: set[str] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.add(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
+def roundtrip(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+JUNK: list[Any] = [None, 3, "place", [], {}, {"type": 5}, {"type": "no-such-command"},
+                   {"type": "move", "from": [1], "to": None}, {"type": "play", "card": "ZZ"}]
+
+
+def check_views(game: Game, state: Any, new_events: list[dict[str, Any]], viewers: list[int]) -> None:
+    for viewer in viewers:
+        view = game.view(state, viewer)
+        assert roundtrip(view) == view
+        secret = set(game.secrets(state, viewer))
+        if not secret:
+            continue
+        leaked = strings_in(view) & secret
+        assert not leaked, f"view for {viewer} leaks {sorted(leaked)[:5]}"
+        for ev in new_events:
+            red = game.redact(ev, viewer)
+            assert roundtrip(red) == red
+            leaked = strings_in(red) & secret
+            assert not leaked, f"event {ev['type']} for {viewer} leaks {sorted(leaked)[:5]}"
+
+
+def playthrough(game: Game, raw_options: dict[str, Any], seed: int, probe: bool) -> None:
+    rng = Random(seed)
+    options = game.options(raw_options)
+    assert roundtrip(options) == options
+    log = list(game.start(options, Random(seed)))
+    assert log and log[0]["type"] == "start"
+    state = fold(game, log)
+    seats = game.seats(state)
+    viewers = [*range(seats), SPECTATOR]
+    check_views(game, state, log, viewers)
+    steps = 0
+    while game.outcome(state) is None:
+        steps += 1
+        assert steps < STEP_CAP, "game does not end"
+        actors = game.to_act(state)
+        assert actors, "nobody may act in an unfinished game"
+        seat = rng.choice(actors)
+        legal = game.legal_commands(state, seat)
+        assert legal, f"seat {seat} must act but has no legal command"
+        moves = [c for c in legal if c["type"] not in META_COMMANDS] or legal
+        command = rng.choice(moves if rng.random() < 0.98 else legal)
+        assert roundtrip(command) == command
+        before = dumps(game.view(state, ALL))
+        if probe:
+            for junk in JUNK:
+                if junk in legal:
+                    continue
+                with pytest.raises(IllegalMoveError):
+                    game.decide(state, seat, junk, rng)
+            for bad_seat in (-1, seats, 99):
+                with pytest.raises(IllegalMoveError) as err:
+                    game.decide(state, bad_seat, command, rng)
+                assert err.value.code == "wrong_seat"
+            for other in range(seats):
+                if other not in actors and not game.legal_commands(state, other):
+                    with pytest.raises(IllegalMoveError):
+                        game.decide(state, other, command, rng)
+            assert dumps(game.view(state, ALL)) == before, "a refused command changed the state"
+        events = game.decide(state, seat, roundtrip(command), rng)
+        assert dumps(game.view(state, ALL)) == before, "decide mutated the state"
+        assert events, "a legal command produced no event"
+        for ev in events:
+            assert roundtrip(ev) == ev
+            state = game.evolve(state, roundtrip(ev))
+        log.extend(events)
+        if probe or steps % 7 == 0:
+            check_views(game, state, events, viewers)
+    outcome = game.outcome(state)
+    assert outcome is not None
+    assert roundtrip(outcome.to_json()) == outcome.to_json()
+    assert game.to_act(state) == []
+    rebuilt = fold(game, roundtrip(log))
+    assert dumps(game.view(rebuilt, ALL)) == dumps(game.view(state, ALL))
+    with pytest.raises(IllegalMoveError):
+        game.decide(state, 0, {"type": "resign"}, rng)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_random_playthroughs(name: str) -> None:
+    game = GAMES[name]
+    variants = game.example_options()
+    runs = max(len(variants), int(RUNS[name] * SCALE))
+    for i in range(runs):
+        playthrough(game, variants[i % len(variants)], seed=1000 * i + 7, probe=i % 10 == 0)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_registry(name: str) -> None:
+    game = GAMES[name]
+    assert game.name == name
+    assert game.min_seats <= game.max_seats
+    for raw in game.example_options():
+        opts = game.options(raw)
+        assert game.min_seats <= opts["seats"] <= game.max_seats
