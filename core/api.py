@@ -162,6 +162,13 @@ class Game:
         now (other seats' cards, pending placements, the deck...). Used by the tests."""
         raise NotImplementedError
 
+    def resample(self, view: Obj, viewer: int, rng: Random) -> Any:
+        """A complete state consistent with ``view`` (what ``viewer`` sees), hidden parts drawn
+        from ``rng`` among the possibilities the viewer cannot rule out. Perfect-information
+        games rebuild the exact state. Bots search on these, so they never read real secrets:
+        ``view(resample(view(s, v), v, rng), v) == view(s, v)`` for every seat ``v``."""
+        raise NotImplementedError
+
     def example_options(self) -> list[Obj]:
         """Representative raw option sets, every variant at least once (tests, benchmarks)."""
         return [{}]

@@ -54,6 +54,10 @@ def check_views(game: Game, state: Any, new_events: list[dict[str, Any]], viewer
     for viewer in viewers:
         view = game.view(state, viewer)
         assert roundtrip(view) == view
+        if viewer >= 0 and game.outcome(state) is None:
+            again = game.resample(roundtrip(view), viewer, Random(viewer))
+            assert dumps(game.view(again, viewer)) == dumps(view), "resample disagrees with view"
+            assert game.legal_commands(again, viewer) == game.legal_commands(state, viewer)
         secret = set(game.secrets(state, viewer))
         if not secret:
             continue
