@@ -1,0 +1,314 @@
+"""Where the database is: ``DATABASE_URL`` when set, else an embedded PostgreSQL under ``var/``.
+
+``settings.py`` does ``DATABASES = {"default": database_settings(BASE_DIR)}``.
+
+* ``DATABASE_URL=postgresql://user:pw@host:port/dbname`` (also ``postgres://``, and the socket
+  form ``postgresql://user@/dbname?host=/run/postgresql``): used as is, nothing is started.
+* Otherwise an embedded PostgreSQL (the ``pgserver`` package: PostgreSQL binaries in a wheel)
+  is started on a Unix socket with its data in ``var/pg`` (``var/pgtest`` under pytest;
+  ``GAMENIGHT_PGDATA`` overrides both). Starting is idempotent and safe when several
+  processes ask at once (daphne workers, pytest, e2e subprocesses): a file lock serialises
+  them and a server already running on that data directory is reused. The process that
+  actually started it stops it at exit (``server.run`` stops it explicitly after daphne);
+  processes that found it running leave it alone. ``GAMENIGHT_PG_KEEP=1`` never stops it.
+
+The database name is ``gamenight`` (``GAMENIGHT_DB_NAME`` overrides); it is created on the
+embedded server when missing. ``channel_layer_settings()`` gives ``CHANNEL_LAYERS``: Redis
+when ``REDIS_URL`` is set (needed as soon as there is more than one daphne process), else the
+in-memory layer.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+DEFAULT_DB_NAME = "gamenight"
+CONN_MAX_AGE = 600
+"""Seconds a connection is kept open for reuse (health-checked before reuse)."""
+
+_STARTED_HERE: dict[Path, int] = {}
+"""pgdata -> pid of this process, for each embedded server this process started."""
+
+COLD_START_SECONDS: float | None = None
+"""How long the last start in this process took (None when it was already running)."""
+
+
+# --------------------------------------------------------------------------- URLs
+
+
+def parse_database_url(url: str) -> dict[str, Any]:
+    """Django's DATABASES["default"] for a ``postgresql://`` URL (psycopg 3 backend)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres", "pgsql", "postgresql+psycopg"):
+        raise ValueError(f"DATABASE_URL must be a postgresql:// URL, not {parts.scheme!r}")
+    query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+    host = unquote(parts.hostname or "") if parts.hostname else ""
+    # urlsplit lower-cases hostname; keep the original spelling of the netloc's host part.
+    netloc_host = parts.netloc.rpartition("@")[2]
+    if netloc_host.startswith("["):
+        host = netloc_host[1 : netloc_host.index("]")]
+    elif netloc_host:
+        host = unquote(netloc_host.rsplit(":", 1)[0] if ":" in netloc_host else netloc_host)
+    host = query.pop("host", host) or ""
+    port = query.pop("port", str(parts.port) if parts.port else "") or ""
+    name = unquote(parts.path.lstrip("/")) or query.pop("dbname", "") or DEFAULT_DB_NAME
+    user = unquote(parts.username) if parts.username else query.pop("user", "")
+    password = unquote(parts.password) if parts.password else query.pop("password", "")
+    options: dict[str, Any] = {}
+    for key, value in query.items():
+        options[key] = value
+    return _settings(name=name, user=user, password=password, host=host, port=port,
+                     options=options)
+
+
+def _settings(*, name: str, user: str, password: str, host: str, port: str,
+              options: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": user,
+        "PASSWORD": password,
+        "HOST": host,
+        "PORT": port,
+        "CONN_MAX_AGE": CONN_MAX_AGE,
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": dict(options or {}),
+        "TEST": {"NAME": f"test_{name}"},
+    }
+
+
+def database_settings(base_dir: Path) -> dict[str, Any]:
+    """DATABASES["default"]: from ``DATABASE_URL``, else the embedded server (started if needed)."""
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if url:
+        return parse_database_url(url)
+    pgdata = pgdata_dir(base_dir)
+    info = ensure_embedded(pgdata)
+    name = os.environ.get("GAMENIGHT_DB_NAME", "") or DEFAULT_DB_NAME
+    marker = pgdata / f".gamenight-db-{name}"
+    if not marker.exists():
+        with _file_lock(pgdata.parent / f".{pgdata.name}.lock"):
+            ensure_database(info["host"], info["port"], name)
+            marker.write_text(str(info["pid"]))
+    return _settings(name=name, user="postgres", password="", host=info["host"],
+                     port=str(info["port"]))
+
+
+def channel_layer_settings() -> dict[str, Any]:
+    """CHANNEL_LAYERS: channels-redis on ``REDIS_URL`` when set, else in-memory (one process)."""
+    url = os.environ.get("REDIS_URL", "").strip()
+    if url:
+        return {
+            "default": {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [url], "capacity": 1500, "expiry": 30},
+            }
+        }
+    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer",
+                        "CONFIG": {"capacity": 1500}}}
+
+
+# --------------------------------------------------------------------------- embedded server
+
+
+def pgdata_dir(base_dir: Path) -> Path:
+    """``GAMENIGHT_PGDATA``, else ``var/pgtest`` under pytest, else ``var/pg``.
+
+    Under pytest the chosen directory is exported in ``GAMENIGHT_PGDATA`` so daphne
+    subprocesses started by tests use the same server."""
+    env = os.environ.get("GAMENIGHT_PGDATA", "").strip()
+    if env:
+        return Path(env).expanduser().resolve()
+    under_pytest = "pytest" in sys.modules or "PYTEST_CURRENT_TEST" in os.environ
+    path = (Path(base_dir) / "var" / ("pgtest" if under_pytest else "pg")).resolve()
+    if under_pytest:
+        os.environ["GAMENIGHT_PGDATA"] = str(path)
+    return path
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path):  # type: ignore[no-untyped-def]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        if os.name == "nt":  # pragma: no cover - Windows
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+            try:
+                yield
+            finally:
+                msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _running_info(pgdata: Path) -> dict[str, Any] | None:
+    """Host (socket dir or address) and port of a ready server on ``pgdata``, else None."""
+    pidfile = pgdata / "postmaster.pid"
+    try:
+        lines = pidfile.read_text().splitlines()
+    except (FileNotFoundError, PermissionError):
+        return None
+    if len(lines) < 8:
+        return None
+    try:
+        pid = int(lines[0])
+        port = int(lines[3])
+    except ValueError:
+        return None
+    if not _pid_alive(pid) or lines[7].strip() != "ready":
+        return None
+    socket_dir = lines[4].strip()
+    if socket_dir:
+        if not (Path(socket_dir) / f".s.PGSQL.{port}").exists():
+            return None
+        return {"pid": pid, "host": socket_dir, "port": port}
+    return {"pid": pid, "host": lines[5].strip() or "127.0.0.1", "port": port}
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child still "exists"; look at its state where /proc is available.
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _import_pgserver():  # type: ignore[no-untyped-def]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        import pgserver
+
+    return pgserver
+
+
+def ensure_embedded(pgdata: Path) -> dict[str, Any]:
+    """Start the embedded PostgreSQL on ``pgdata`` unless it is running; its host and port.
+
+    Safe to call from many processes at once. Only the process that really started the
+    server registers an at-exit stop (skipped with ``GAMENIGHT_PG_KEEP=1``)."""
+    global COLD_START_SECONDS
+    pgdata = Path(pgdata).resolve()
+    info = _running_info(pgdata)
+    if info is not None:
+        return info
+    with _file_lock(pgdata.parent / f".{pgdata.name}.lock"):
+        info = _running_info(pgdata)
+        if info is not None:
+            return info
+        t0 = time.perf_counter()
+        pgserver = _import_pgserver()
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        # cleanup_mode=None: pgserver never stops it by itself; we decide (see stop_embedded).
+        server = pgserver.get_server(pgdata, cleanup_mode=None)
+        pm = server.get_postmaster_info()
+        COLD_START_SECONDS = time.perf_counter() - t0
+        _STARTED_HERE[pgdata] = os.getpid()
+        if os.environ.get("GAMENIGHT_PG_KEEP", "") in ("", "0"):
+            atexit.register(_stop_at_exit, pgdata)
+        host = str(pm.socket_dir) if pm.socket_dir is not None else (pm.hostname or "127.0.0.1")
+        return {"pid": pm.pid, "host": host, "port": pm.port or 5432}
+
+
+def started_here(pgdata: Path) -> bool:
+    """True when this very process started the embedded server on ``pgdata``."""
+    return _STARTED_HERE.get(Path(pgdata).resolve()) == os.getpid()
+
+
+def _stop_at_exit(pgdata: Path) -> None:
+    if not started_here(pgdata):
+        return  # a forked child inherited the atexit hook: not ours to stop
+    with contextlib.suppress(Exception):
+        from django.db import connections
+
+        connections.close_all()
+    with contextlib.suppress(Exception):
+        if other_clients(pgdata) == 0:
+            stop_embedded(pgdata)
+
+
+def other_clients(pgdata: Path) -> int:
+    """Client sessions on the embedded server other than the one asking."""
+    import psycopg
+
+    info = _running_info(Path(pgdata).resolve())
+    if info is None:
+        return 0
+    with psycopg.connect(host=info["host"], port=str(info["port"]), user="postgres",
+                         dbname="postgres", autocommit=True, connect_timeout=5) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
+            " AND pid <> pg_backend_pid()"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def stop_embedded(pgdata: Path, timeout: float = 30.0) -> bool:
+    """Stop the embedded server on ``pgdata`` (fast shutdown: sessions are disconnected,
+    committed data is kept). True when it was running and is now stopped."""
+    pgdata = Path(pgdata).resolve()
+    info = _running_info(pgdata)
+    if info is None:
+        return False
+    pgserver = _import_pgserver()
+    from pgserver import _commands
+
+    user = None
+    if os.name != "nt" and os.geteuid() == 0:
+        user = "pgserver"
+    try:
+        _commands.pg_ctl(["-w", "-m", "fast", "-t", str(int(timeout)), "stop"], pgdata=pgdata,
+                         user=user)
+    except Exception:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(info["pid"], 15)
+    deadline = time.monotonic() + timeout
+    while _pid_alive(info["pid"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _STARTED_HERE.pop(pgdata, None)
+    del pgserver
+    return not _pid_alive(info["pid"])
+
+
+def ensure_database(host: str, port: int | str, name: str) -> None:
+    """Create database ``name`` on the embedded server when it does not exist yet."""
+    import psycopg
+    from psycopg import sql
+
+    params = {"host": host, "port": str(port), "user": "postgres", "dbname": "postgres",
+              "connect_timeout": 10}
+    for attempt in range(50):
+        try:
+            with psycopg.connect(**params, autocommit=True) as conn:
+                row = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
+                                   (name,)).fetchone()
+                if row is None:
+                    with contextlib.suppress(psycopg.errors.DuplicateDatabase,
+                                             psycopg.errors.UniqueViolation):
+                        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            return
+        except psycopg.OperationalError:
+            if attempt == 49:
+                raise
+            time.sleep(0.1)
