@@ -1,0 +1,561 @@
+"""Teeko engine for the bots: bitboards, playouts and UCT Monte Carlo tree search.
+
+A position is two 25-bit ints (bit ``rank * 5 + file``, ``a1`` = 0): the pieces of the side
+to move (``cur``) and of the other side (``oth``), plus the ply number. Winning is looked up
+in a set of the pattern masks; "which square completes a pattern" in a dict from every
+three-piece subset of a pattern to the completing squares, so finding a win in 1, or the
+squares an opponent threatens, costs a few dict look-ups.
+
+The search (see docs/ai.md):
+
+* exact tactics at the root first: take a win in 1, never allow a win in 1 when a move
+  avoids it, find forced wins in 3 plies (move, any reply, win); from ``hard`` up, also
+  avoid moves that give the opponent a forced win in 3;
+* then UCT over a tree kept in flat lists, with a small MCTS-solver (proven wins/losses);
+* playouts: take a win, block a threatened win, otherwise a random move; cut after a few
+  plies and scored by a pattern-closeness evaluation.
+
+Compiled by mypyc with the rest of core/: plain ints and lists in the hot loops.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Final
+
+
+# TEMPORARY until core.teeko exports them (then: from core.teeko import NEIGHBOURS, pattern_masks)
+def pattern_masks(squares: str) -> list[int]:
+    cells: list[list[tuple[int, int]]] = []
+    for r in range(5):
+        for f in range(2):
+            cells.append([(f + i, r) for i in range(4)])
+            cells.append([(r, f + i) for i in range(4)])
+    for f in range(2):
+        for r in range(2):
+            cells.append([(f + i, r + i) for i in range(4)])
+            cells.append([(4 - f - i, r + i) for i in range(4)])
+    vecs = [(1, 0)] if squares == "classic" else [(s, 0) for s in range(1, 5)]
+    if squares == "tilted":
+        vecs += [(a, b) for a in range(1, 4) for b in range(1, 4) if a + b <= 4]
+    for a, b in vecs:
+        if squares == "classic" and a != 1:
+            continue
+        for f in range(5):
+            for r in range(5):
+                pts = [(f, r), (f + a, r + b), (f + a - b, r + b + a), (f - b, r + a)]
+                if all(0 <= x < 5 and 0 <= y < 5 for x, y in pts):
+                    cells.append(pts)
+    return [sum(1 << (y * 5 + x) for x, y in c) for c in cells]
+
+
+NEIGHBOURS: Final = [
+    sum(
+        1 << (y * 5 + x)
+        for x in range(s % 5 - 1, s % 5 + 2)
+        for y in range(s // 5 - 1, s // 5 + 2)
+        if 0 <= x < 5 and 0 <= y < 5 and (x, y) != (s % 5, s // 5)
+    )
+    for s in range(25)
+]
+
+SQUARES: Final = 25
+FULL: Final = (1 << 25) - 1
+PLACE: Final = 31
+"""The "from" field of a placement's move code (moves are ``from << 5 | to``)."""
+NO_MOVE: Final = -1
+
+# Results of a playout / node value, from the point of view of one side.
+WIN: Final = 1.0
+DRAW: Final = 0.5
+LOSS: Final = 0.0
+
+# Weights of the pattern-closeness evaluation, by number of own pieces in a pattern that
+# holds no enemy piece (0..3 pieces; 4 is a win and never evaluated).
+EVAL_WEIGHTS: Final = [0, 1, 4, 16]
+EVAL_SCALE: Final = 12.0
+
+
+def _popcount_table() -> list[int]:
+    t = [0] * 8192
+    for i in range(1, 8192):
+        t[i] = t[i >> 1] + (i & 1)
+    return t
+
+
+POP13: Final = _popcount_table()
+
+
+def popcount(x: int) -> int:
+    return POP13[x & 8191] + POP13[x >> 13]
+
+
+def lowest_square(bit: int) -> int:
+    """Index of a single-bit mask."""
+    return bit.bit_length() - 1
+
+
+def move_from(code: int) -> int:
+    return code >> 5
+
+
+def move_to(code: int) -> int:
+    return code & 31
+
+
+def place_code(to: int) -> int:
+    return (PLACE << 5) | to
+
+
+def slide_code(frm: int, to: int) -> int:
+    return (frm << 5) | to
+
+
+class Tables:
+    """Lookup tables of one pattern set."""
+
+    def __init__(self, squares: str) -> None:
+        masks = pattern_masks(squares)
+        self.squares = squares
+        self.masks: list[int] = list(masks)
+        self.winset: set[int] = set(masks)
+        compl: dict[int, int] = {}
+        for m in masks:
+            for s in range(SQUARES):
+                if (m >> s) & 1:
+                    k = m ^ (1 << s)
+                    compl[k] = compl.get(k, 0) | (1 << s)
+        self.compl: dict[int, int] = compl
+        self.nb: list[int] = list(NEIGHBOURS)
+
+    # ------------------------------------------------------------------ move generation
+
+    def moves(self, cur: int, oth: int) -> list[int]:
+        """Every legal move of the side owning ``cur``."""
+        occ = cur | oth
+        out: list[int] = []
+        if popcount(cur) < 4:
+            for s in range(SQUARES):
+                if not (occ >> s) & 1:
+                    out.append(place_code(s))
+            return out
+        r = cur
+        while r:
+            low = r & -r
+            r ^= low
+            f = lowest_square(low)
+            d = self.nb[f] & ~occ & FULL
+            while d:
+                lo2 = d & -d
+                d ^= lo2
+                out.append(slide_code(f, lowest_square(lo2)))
+        return out
+
+    def win_move(self, cur: int, oth: int) -> int:
+        """A move of ``cur`` that wins at once, or NO_MOVE."""
+        n = popcount(cur)
+        empty = FULL & ~(cur | oth)
+        if n == 3:
+            c = self.compl.get(cur, 0) & empty
+            if c:
+                return place_code(lowest_square(c & -c))
+            return NO_MOVE
+        if n == 4:
+            r = cur
+            while r:
+                low = r & -r
+                r ^= low
+                f = lowest_square(low)
+                c = self.compl.get(cur ^ low, 0) & empty & self.nb[f]
+                if c:
+                    return slide_code(f, lowest_square(c & -c))
+        return NO_MOVE
+
+    def targets(self, cur: int, oth: int) -> int:
+        """Squares ``cur`` could complete a pattern on with its next move (as a mask)."""
+        n = popcount(cur)
+        empty = FULL & ~(cur | oth)
+        if n == 3:
+            return self.compl.get(cur, 0) & empty
+        t = 0
+        if n == 4:
+            r = cur
+            while r:
+                low = r & -r
+                r ^= low
+                t |= self.compl.get(cur ^ low, 0) & empty & self.nb[lowest_square(low)]
+        return t
+
+    def evaluate(self, cur: int, oth: int) -> float:
+        """Pattern closeness: chance-like score in (0, 1) for the side to move (``cur``)."""
+        sc = 0
+        so = 0
+        for m in self.masks:
+            a = cur & m
+            b = oth & m
+            if not b:
+                sc += EVAL_WEIGHTS[popcount(a)]
+            elif not a:
+                so += EVAL_WEIGHTS[popcount(b)]
+        return 1.0 / (1.0 + math.exp(-(sc - so) / EVAL_SCALE))
+
+
+def play(cur: int, code: int) -> int:
+    """``cur`` after its move ``code``."""
+    frm = code >> 5
+    to = code & 31
+    if frm == PLACE:
+        return cur | (1 << to)
+    return (cur ^ (1 << frm)) | (1 << to)
+
+
+TABLES: Final[dict[str, Tables]] = {}
+
+
+def tables_for(squares: str) -> Tables:
+    t = TABLES.get(squares)
+    if t is None:
+        t = Tables(squares)
+        TABLES[squares] = t
+    return t
+
+
+class Playout:
+    """Playouts with their own small generator (xorshift32, seeded from a ``Random``)."""
+
+    def __init__(self, tables: Tables, seed: int, smart: bool, depth: int) -> None:
+        self.t = tables
+        self.x = (seed & 0xFFFFFFFF) or 0x9E3779B9
+        self.smart = smart
+        self.depth = depth
+        self.buf: list[int] = [0] * 64
+        self.plies = 0
+
+    def rand(self) -> int:
+        x = self.x
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        self.x = x
+        return x
+
+    def random_move(self, cur: int, oth: int, only: int) -> int:
+        """A uniformly random legal move of ``cur``; landing on ``only`` if it is not 0 and
+        some move does (else any move). NO_MOVE if there is none."""
+        occ = cur | oth
+        nb = self.t.nb
+        if popcount(cur) < 4:
+            free = FULL & ~occ
+            if only & free:
+                free &= only
+            n = popcount(free)
+            if n == 0:
+                return NO_MOVE
+            k = self.rand() % n
+            while k:
+                free &= free - 1
+                k -= 1
+            return place_code(lowest_square(free & -free))
+        buf = self.buf
+        n = 0
+        r = cur
+        while r:
+            low = r & -r
+            r ^= low
+            f = lowest_square(low)
+            d = nb[f] & ~occ & FULL
+            while d:
+                lo2 = d & -d
+                d ^= lo2
+                buf[n] = slide_code(f, lowest_square(lo2))
+                n += 1
+        if n == 0:
+            return NO_MOVE
+        if only:
+            m = 0
+            for i in range(n):
+                c = buf[i]
+                if (only >> (c & 31)) & 1:
+                    buf[m] = c
+                    m += 1
+            if m:
+                n = m
+        return buf[self.rand() % n]
+
+    def run(self, cur: int, oth: int, limit: int) -> float:
+        """Play from (``cur`` to move, ``oth``) for at most ``limit`` plies (the game's move
+        cap) and ``self.depth`` plies (then evaluate). Result for the side to move."""
+        t = self.t
+        winset = t.winset
+        smart = self.smart
+        depth = self.depth
+        me = True  # is the side to move the one we score for?
+        ply = 0
+        while True:
+            if ply >= limit:
+                self.plies += ply
+                return DRAW
+            if ply >= depth:
+                self.plies += ply
+                v = t.evaluate(cur, oth)
+                return v if me else 1.0 - v
+            only = 0
+            if smart:
+                w = t.win_move(cur, oth)
+                if w != NO_MOVE:
+                    self.plies += ply + 1
+                    return WIN if me else LOSS
+                only = t.targets(oth, cur)
+            code = self.random_move(cur, oth, only)
+            if code == NO_MOVE:
+                self.plies += ply
+                return DRAW
+            cur = play(cur, code)
+            ply += 1
+            if cur in winset:
+                self.plies += ply
+                return WIN if me else LOSS
+            cur, oth = oth, cur
+            me = not me
+
+
+# ---------------------------------------------------------------------------- tactics
+
+
+def safe_moves(t: Tables, cur: int, oth: int, moves: list[int]) -> list[int]:
+    """The moves after which the opponent has no win in 1."""
+    return [m for m in moves if t.win_move(oth, play(cur, m)) == NO_MOVE]
+
+
+def wins_in_3(t: Tables, cur: int, oth: int, code: int) -> bool:
+    """After ``cur`` plays ``code`` (not itself a win), does every reply lose to a win in 1?
+    (False when the opponent has no reply at all.)"""
+    c1 = play(cur, code)
+    if t.win_move(oth, c1) != NO_MOVE:
+        return False
+    replies = t.moves(oth, c1)
+    if not replies:
+        return False
+    for r in replies:
+        if t.win_move(c1, play(oth, r)) == NO_MOVE:
+            return False
+    return True
+
+
+def forced_win_in_3(t: Tables, cur: int, oth: int, moves: list[int]) -> int:
+    """A move among ``moves`` that wins by force within 3 plies, or NO_MOVE."""
+    for m in moves:
+        if wins_in_3(t, cur, oth, m):
+            return m
+    return NO_MOVE
+
+
+def gives_forced_win_in_3(t: Tables, cur: int, oth: int, code: int) -> bool:
+    """After ``cur`` plays ``code``, can the opponent force a win within 3 plies?"""
+    c1 = play(cur, code)
+    for r in t.moves(oth, c1):
+        if wins_in_3(t, oth, c1, r):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------------------ search
+
+
+class SearchResult:
+    def __init__(self, move: int, value: float, iterations: int, draw_rate: float) -> None:
+        self.move = move
+        self.value = value
+        """Estimated chance of winning (draw = 1/2) for the side to move at the root."""
+        self.iterations = iterations
+        self.draw_rate = draw_rate
+
+
+class Search:
+    """UCT with a small MCTS-solver; the tree is kept in flat lists indexed by node."""
+
+    def __init__(
+        self,
+        tables: Tables,
+        seed: int,
+        exploration: float = 0.9,
+        smart: bool = True,
+        depth: int = 24,
+    ) -> None:
+        self.t = tables
+        self.c = exploration
+        self.playout = Playout(tables, seed, smart, depth)
+        self.cur: list[int] = []
+        self.oth: list[int] = []
+        self.ply: list[int] = []
+        self.move: list[int] = []
+        self.first: list[int] = []
+        self.count: list[int] = []
+        self.visits: list[int] = []
+        self.value: list[float] = []  # sum of results for the side that moved into the node
+        self.status: list[int] = []  # 1: side to move wins, -1: loses, 0: unknown (solver)
+        self.draws = 0
+        self.cap = 1 << 30
+
+    def add(self, cur: int, oth: int, ply: int, move: int, status: int) -> int:
+        self.cur.append(cur)
+        self.oth.append(oth)
+        self.ply.append(ply)
+        self.move.append(move)
+        self.first.append(-1)
+        self.count.append(0)
+        self.visits.append(0)
+        self.value.append(0.0)
+        self.status.append(status)
+        return len(self.cur) - 1
+
+    def expand(self, node: int, moves: list[int]) -> None:
+        cur = self.cur[node]
+        oth = self.oth[node]
+        ply = self.ply[node] + 1
+        winset = self.t.winset
+        first = len(self.cur)
+        won = False
+        for m in moves:
+            c = play(cur, m)
+            if c in winset:
+                self.add(oth, c, ply, m, -1)
+                won = True
+            else:
+                self.add(oth, c, ply, m, 0)
+        self.first[node] = first
+        self.count[node] = len(moves)
+        if won:
+            self.status[node] = 1
+
+    def select(self, node: int) -> int:
+        first = self.first[node]
+        n = self.count[node]
+        logn = math.log(self.visits[node] + 1)
+        best = -1
+        best_score = -1.0
+        fallback = first
+        for i in range(first, first + n):
+            st = self.status[i]
+            if st == -1:
+                return i
+            if st == 1:
+                fallback = i
+                continue
+            v = self.visits[i]
+            if v == 0:
+                return i
+            score = self.value[i] / v + self.c * math.sqrt(logn / v)
+            if score > best_score:
+                best_score = score
+                best = i
+        return best if best >= 0 else fallback
+
+    def resolve(self, node: int) -> bool:
+        """Update the solver status of ``node`` from its children; True if it changed."""
+        if self.status[node] != 0 or self.first[node] < 0:
+            return False
+        first = self.first[node]
+        all_lost = True
+        for i in range(first, first + self.count[node]):
+            st = self.status[i]
+            if st == -1:
+                self.status[node] = 1
+                return True
+            if st != 1:
+                all_lost = False
+        if all_lost and self.count[node] > 0:
+            self.status[node] = -1
+            return True
+        return False
+
+    def iterate(self) -> None:
+        node = 0
+        path = [0]
+        while True:
+            if self.status[node] != 0 or self.ply[node] >= self.cap:
+                break
+            if self.first[node] < 0:
+                if self.visits[node] == 0 and node != 0:
+                    break
+                moves = self.t.moves(self.cur[node], self.oth[node])
+                if not moves:
+                    break
+                self.expand(node, moves)
+                if self.status[node] != 0:
+                    break
+            node = self.select(node)
+            path.append(node)
+        st = self.status[node]
+        if st == 1:
+            r = WIN
+        elif st == -1:
+            r = LOSS
+        elif self.ply[node] >= self.cap:
+            r = DRAW
+            self.draws += 1
+        else:
+            r = self.playout.run(self.cur[node], self.oth[node], self.cap - self.ply[node])
+            if r == DRAW:
+                self.draws += 1
+        changed = True
+        for k in range(len(path) - 1, -1, -1):
+            n = path[k]
+            self.visits[n] += 1
+            self.value[n] += 1.0 - r
+            r = 1.0 - r
+            if changed and k < len(path) - 1:
+                changed = self.resolve(n)
+
+    def run(
+        self,
+        cur: int,
+        oth: int,
+        ply: int,
+        cap: int,
+        root_moves: list[int],
+        iterations: int,
+        should_stop: Callable[[], bool] | None,
+        progress: Callable[[float], None] | None,
+    ) -> SearchResult:
+        """Search from (``cur`` to move, ``oth``) at ``ply``; the game is drawn at ply ``cap``.
+        Only ``root_moves`` are considered at the root."""
+        self.cap = cap
+        root = self.add(cur, oth, ply, NO_MOVE, 0)
+        self.expand(root, root_moves)
+        done = 0
+        while done < iterations and self.status[root] == 0:
+            self.iterate()
+            done += 1
+            if (done & 63) == 0:
+                if should_stop is not None and should_stop():
+                    break
+                if progress is not None and (done & 1023) == 0:
+                    progress(done / iterations)
+        best = self.best_child(root)
+        v = self.visits[root]
+        if self.status[root] == 1:
+            value = 1.0
+        elif self.status[root] == -1:
+            value = 0.0
+        else:
+            value = self.value[best] / self.visits[best] if self.visits[best] else 0.5
+        return SearchResult(self.move[best], value, done, self.draws / v if v else 0.0)
+
+    def best_child(self, node: int) -> int:
+        first = self.first[node]
+        best = first
+        best_key = -1.0
+        for i in range(first, first + self.count[node]):
+            st = self.status[i]
+            if st == -1:
+                return i
+            v = self.visits[i]
+            key = float(v) + (self.value[i] / v if v else 0.0)
+            if st == 1:
+                key = -0.5
+            if key > best_key:
+                best_key = key
+                best = i
+        return best
