@@ -539,11 +539,15 @@ class TedokuGame(Game):
             shape = "B4"  # a 2x2 is the bonus square only when the O may not be drawn
         # RULES.md Tedoku: a 2x2 placed when the O may be drawn counts as the O, whatever
         # the command calls it (a "B4" label is read as the O; the bonus square is kept).
+        if label == "O" and shape == "B4":
+            raise IllegalMoveError(
+                "illegal", f"the die shows {die}: a 2x2 now can only be the bonus square B4")
         if label is not None and label != shape and not (label == "B4" and shape == "O"):
             raise IllegalMoveError("illegal", f"those cells form {shape}, not {label}")
         if shape in BONUS_SHAPES:
             if not st.bonus:
-                raise IllegalMoveError("illegal", "bonus shapes are not used at this table")
+                raise IllegalMoveError(
+                    "illegal", f"the die shows {die}, and bonus shapes are not used at this table")
             if shape not in st.bonus_left[seat]:
                 raise IllegalMoveError("illegal", f"bonus shape {shape} was already used")
         elif shape not in rolled:
