@@ -221,7 +221,14 @@ def ensure_embedded(pgdata: Path) -> dict[str, Any]:
         pgserver = _import_pgserver()
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         # cleanup_mode=None: pgserver never stops it by itself; we decide (see stop_embedded).
-        server = pgserver.get_server(pgdata, cleanup_mode=None)
+        cached = pgserver.PostgresServer._instances.get(pgdata)
+        if cached is not None:  # started earlier by this process, stopped since: restart it
+            with cached._lock:
+                cached.ensure_pgdata_inited()
+                cached.ensure_postgres_running()
+            server = cached
+        else:
+            server = pgserver.get_server(pgdata, cleanup_mode=None)
         pm = server.get_postmaster_info()
         COLD_START_SECONDS = time.perf_counter() - t0
         _STARTED_HERE[pgdata] = os.getpid()

@@ -1,0 +1,254 @@
+"""``python -m server.run`` (what ``./gamenight serve`` runs): set up and serve.
+
+Migrates, ensures the admin account (prints its login), loads the demo league once,
+collects static files, then runs daphne on 0.0.0.0 and prints the address tablets should
+use. Ctrl-C (SIGINT) or SIGTERM stops daphne, then the embedded PostgreSQL (when no other
+client uses it); running it again keeps the data.
+
+    python -m server.run [--port 8000] [--host 0.0.0.0] [--workers N] [--no-demo]
+
+``--workers N`` runs N daphne processes accepting on one shared listening socket; they share
+events through the Redis channel layer (``REDIS_URL`` is required for N > 1) and one
+PostgreSQL. Environment: ``GAMENIGHT_PORT``, ``DATABASE_URL``, ``REDIS_URL``,
+``GAMENIGHT_PGDATA`` (see docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+ASGI_APP = "server.asgi:application"
+
+
+def say(msg: str) -> None:
+    print(f"[gamenight] {msg}", flush=True)
+
+
+def lan_address() -> str:
+    """This machine's LAN address, found without sending anything on the network.
+
+    Connecting a UDP socket only picks the route and source address (no packet leaves);
+    several private destinations are tried, then the host name, then loopback."""
+    for target in ("10.255.255.255", "192.168.255.255", "172.31.255.255"):
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((target, 1))
+            addr = str(s.getsockname()[0])
+            if addr and not addr.startswith(("0.", "127.")):
+                return addr
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            addr = str(info[4][0])
+            if not addr.startswith("127."):
+                return addr
+    return "127.0.0.1"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="gamenight serve", description="Set up and run the server.")
+    p.add_argument("--host", default=os.environ.get("GAMENIGHT_HOST", "0.0.0.0"),
+                   help="interface to listen on (default 0.0.0.0: the whole LAN)")
+    p.add_argument("--port", type=int, default=int(os.environ.get("GAMENIGHT_PORT", "8000")),
+                   help="TCP port (default 8000, env GAMENIGHT_PORT)")
+    p.add_argument("--workers", type=int, default=int(os.environ.get("GAMENIGHT_WORKERS", "1")),
+                   help="daphne processes (more than 1 needs REDIS_URL)")
+    p.add_argument("--no-demo", action="store_true", help="do not load the demo league")
+    p.add_argument("--no-migrate", action="store_true", help="skip migrate (already done)")
+    p.add_argument("--verbosity", type=int, default=1, help="daphne verbosity (0-2)")
+    return p.parse_args(argv)
+
+
+def setup_django(args: argparse.Namespace) -> dict[str, Any]:
+    """Migrate, admin, demo data, static files. Returns what the banner needs."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+    t0 = time.perf_counter()
+    import django
+
+    django.setup()  # settings -> server.dbconfig: starts the embedded PostgreSQL if needed
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connections
+
+    from server import dbconfig
+
+    db = settings.DATABASES["default"]
+    embedded = not os.environ.get("DATABASE_URL", "").strip()
+    if embedded:
+        where = f"embedded PostgreSQL in {dbconfig.pgdata_dir(Path(settings.BASE_DIR))}"
+        if dbconfig.COLD_START_SECONDS is not None:
+            where += f" (started in {dbconfig.COLD_START_SECONDS:.1f} s)"
+        else:
+            where += " (already running)"
+    else:
+        where = f"PostgreSQL {db.get('HOST') or 'localhost'}/{db['NAME']} (DATABASE_URL)"
+    say(f"database: {where}")
+    if not args.no_migrate:
+        call_command("migrate", interactive=False, verbosity=0)
+        say("database migrated")
+
+    from server.ops.admin_account import ensure_admin, password_file
+
+    username, password, created = ensure_admin()
+    if not args.no_demo:
+        try:
+            call_command("load_demo", verbosity=1)
+        except Exception as exc:  # demo data must never keep the server from starting
+            say(f"demo data not loaded: {exc!r}")
+    if getattr(settings, "STATIC_ROOT", None):
+        call_command("collectstatic", interactive=False, verbosity=0)
+    connections.close_all()
+    say(f"ready in {time.perf_counter() - t0:.1f} s")
+    return {"username": username, "password": password, "created": created,
+            "password_file": password_file(), "embedded": embedded}
+
+
+def open_listener(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(f"cannot listen on {host}:{port}: {exc.strerror} "
+                         f"(another server running? try --port)") from exc
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    return sock
+
+
+def daphne_command(fd: int, verbosity: int) -> list[str]:
+    return [sys.executable, "-m", "daphne", "--fd", str(fd), "-v", str(verbosity),
+            "--proxy-headers", "--application-close-timeout", "5", ASGI_APP]
+
+
+def banner(info: dict[str, Any], args: argparse.Namespace) -> None:
+    lan = lan_address() if args.host in ("0.0.0.0", "::", "") else args.host
+    base = f"http://{lan}:{args.port}"
+    lines = [
+        "",
+        f"  gamenight is running ({args.workers} daphne process"
+        f"{'es' if args.workers != 1 else ''}, Ctrl-C stops it)",
+        f"  Tablets: connect to      {base}",
+        f"  This machine:            http://127.0.0.1:{args.port}",
+        f"  Admin:                   {base}/admin/",
+    ]
+    if info["password"] is not None:
+        state = "created" if info["created"] else "existing"
+        lines.append(f"  Admin login ({state}):   {info['username']} / {info['password']}")
+    else:
+        lines.append(f"  Admin login:             {info['username']} (already exists; password "
+                     f"changed since it was stored in {info['password_file']})")
+    lines.append("")
+    print("\n".join(lines), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    os.chdir(ROOT)
+    if args.workers < 1:
+        raise SystemExit("--workers must be at least 1")
+    if args.workers > 1 and not os.environ.get("REDIS_URL", "").strip():
+        raise SystemExit("--workers > 1 needs REDIS_URL (the processes share events through "
+                         "Redis), e.g. REDIS_URL=redis://127.0.0.1:6379/0")
+    listener = open_listener(args.host, args.port)  # fail early when the port is taken
+    stopping = False
+
+    def on_signal(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        if stopping:
+            return
+        stopping = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_signal)
+    procs: list[subprocess.Popen[bytes]] = []
+    code = 0
+    try:
+        info = setup_django(args)
+        env = dict(os.environ)
+        env.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+        # Children reuse this process's embedded server; make sure they find the same one.
+        if info["embedded"]:
+            from django.conf import settings
+
+            from server import dbconfig
+
+            env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(Path(settings.BASE_DIR)))
+        for _ in range(args.workers):
+            procs.append(subprocess.Popen(
+                daphne_command(listener.fileno(), args.verbosity),
+                pass_fds=(listener.fileno(),), cwd=ROOT, env=env,
+                start_new_session=True,  # Ctrl-C reaches us only; we forward it once
+            ))
+        banner(info, args)
+        while True:
+            for p in procs:
+                rc = p.poll()
+                if rc is not None:
+                    say(f"daphne (pid {p.pid}) exited with code {rc}; stopping")
+                    code = rc or 1
+                    raise KeyboardInterrupt
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        stopping = True
+        say("stopping")
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stop_children(procs)
+        listener.close()
+        stop_database()
+    return code
+
+
+def stop_children(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:
+    for p in procs:
+        if p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        try:
+            p.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if procs:
+        say("daphne stopped")
+
+
+def stop_database() -> None:
+    """Stop the embedded PostgreSQL unless another program still has sessions on it."""
+    if os.environ.get("DATABASE_URL", "").strip() or "django" not in sys.modules:
+        return
+    from django.conf import settings
+    from django.db import connections
+
+    from server import dbconfig
+
+    with contextlib.suppress(Exception):
+        connections.close_all()
+    pgdata = dbconfig.pgdata_dir(Path(settings.BASE_DIR))
+    try:
+        others = dbconfig.other_clients(pgdata)
+    except Exception:
+        others = 0
+    if others:
+        say(f"embedded PostgreSQL left running: {others} other session(s) use it")
+        return
+    if dbconfig.stop_embedded(pgdata):
+        say("embedded PostgreSQL stopped")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
