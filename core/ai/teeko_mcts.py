@@ -22,43 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from random import Random
 from typing import Final
 
-
-# TEMPORARY until core.teeko exports them (then: from core.teeko import NEIGHBOURS, pattern_masks)
-def pattern_masks(squares: str) -> list[int]:
-    cells: list[list[tuple[int, int]]] = []
-    for r in range(5):
-        for f in range(2):
-            cells.append([(f + i, r) for i in range(4)])
-            cells.append([(r, f + i) for i in range(4)])
-    for f in range(2):
-        for r in range(2):
-            cells.append([(f + i, r + i) for i in range(4)])
-            cells.append([(4 - f - i, r + i) for i in range(4)])
-    vecs = [(1, 0)] if squares == "classic" else [(s, 0) for s in range(1, 5)]
-    if squares == "tilted":
-        vecs += [(a, b) for a in range(1, 4) for b in range(1, 4) if a + b <= 4]
-    for a, b in vecs:
-        if squares == "classic" and a != 1:
-            continue
-        for f in range(5):
-            for r in range(5):
-                pts = [(f, r), (f + a, r + b), (f + a - b, r + b + a), (f - b, r + a)]
-                if all(0 <= x < 5 and 0 <= y < 5 for x, y in pts):
-                    cells.append(pts)
-    return [sum(1 << (y * 5 + x) for x, y in c) for c in cells]
-
-
-NEIGHBOURS: Final = [
-    sum(
-        1 << (y * 5 + x)
-        for x in range(s % 5 - 1, s % 5 + 2)
-        for y in range(s // 5 - 1, s // 5 + 2)
-        if 0 <= x < 5 and 0 <= y < 5 and (x, y) != (s % 5, s // 5)
-    )
-    for s in range(25)
-]
+from core.ai.bots import Bot, answer_draw_offer
+from core.api import Obj
+from core.teeko import GAME, NEIGHBOURS, TeekoState, pattern_masks, position_key, square_name
 
 SQUARES: Final = 25
 FULL: Final = (1 << 25) - 1
@@ -508,22 +477,30 @@ class Search:
             if changed and k < len(path) - 1:
                 changed = self.resolve(n)
 
-    def run(
+    def run_root(
         self,
         cur: int,
         oth: int,
         ply: int,
         cap: int,
         root_moves: list[int],
+        repeats: list[int],
         iterations: int,
         should_stop: Callable[[], bool] | None,
         progress: Callable[[float], None] | None,
     ) -> SearchResult:
         """Search from (``cur`` to move, ``oth``) at ``ply``; the game is drawn at ply ``cap``.
-        Only ``root_moves`` are considered at the root."""
+        Only ``root_moves`` are considered at the root. ``repeats`` (empty, or one count per
+        root move) says how often the position after each move already occurred: a third
+        occurrence is a draw, and a winning side prefers new positions (progress)."""
         self.cap = cap
         root = self.add(cur, oth, ply, NO_MOVE, 0)
         self.expand(root, root_moves)
+        first = self.first[root]
+        if repeats:
+            for k in range(len(root_moves)):
+                if repeats[k] >= 2 and self.status[first + k] == 0:
+                    self.ply[first + k] = cap  # drawn by repetition
         done = 0
         while done < iterations and self.status[root] == 0:
             self.iterate()
@@ -534,14 +511,30 @@ class Search:
                 if progress is not None and (done & 1023) == 0:
                     progress(done / iterations)
         best = self.best_child(root)
-        v = self.visits[root]
         if self.status[root] == 1:
             value = 1.0
         elif self.status[root] == -1:
             value = 0.0
         else:
-            value = self.value[best] / self.visits[best] if self.visits[best] else 0.5
+            value = self.mean(best)
+            if repeats and value > 0.6 and repeats[best - first] > 0:
+                # Winning: prefer a move to a position not seen yet, if nearly as good.
+                for i in range(first, first + self.count[root]):
+                    if (
+                        repeats[i - first] == 0
+                        and self.status[i] == 0
+                        and self.visits[i] * 2 >= self.visits[best]
+                        and self.mean(i) >= value - 0.05
+                    ):
+                        best = i
+                        break
+        v = self.visits[root]
         return SearchResult(self.move[best], value, done, self.draws / v if v else 0.0)
+
+    def mean(self, node: int) -> float:
+        """Mean result for the side that moved into ``node``."""
+        v = self.visits[node]
+        return self.value[node] / v if v else 0.5
 
     def best_child(self, node: int) -> int:
         first = self.first[node]
@@ -559,3 +552,166 @@ class Search:
                 best_key = key
                 best = i
         return best
+
+
+# ------------------------------------------------------------------------------- bots
+
+
+class Level:
+    """How one level plays. Probabilities are per decision (1.0 = always)."""
+
+    def __init__(
+        self,
+        iterations: int,
+        take_win: float = 1.0,
+        block: float = 1.0,
+        blunder: float = 0.0,
+        win3: bool = True,
+        avoid3: bool = False,
+    ) -> None:
+        self.iterations = iterations
+        self.take_win = take_win
+        """Chance of seeing a win in 1."""
+        self.block = block
+        """Chance of seeing the opponent's win in 1 (and not allowing it)."""
+        self.blunder = blunder
+        """Chance of playing a random (otherwise allowed) move instead of searching."""
+        self.win3 = win3
+        """Find forced wins in 3 plies."""
+        self.avoid3 = avoid3
+        """Avoid moves that give the opponent a forced win in 3 plies (when one does not)."""
+
+
+LEVELS: Final[dict[str, Level]] = {
+    "easy": Level(60, take_win=0.9, block=0.6, blunder=0.25, win3=False),
+    "medium": Level(1500),
+    "hard": Level(20000, avoid3=True),
+    "max": Level(120000, avoid3=True),
+}
+
+ACCEPT_BELOW: Final = 0.4
+"""A bot accepts a draw offer when its winning chance is below this..."""
+DEAD_DRAW: Final = 0.8
+"""...or when at least this share of its simulated games end drawn."""
+
+
+def command_of(code: int) -> Obj:
+    frm = code >> 5
+    to = square_name(code & 31)
+    if frm == PLACE:
+        return {"type": "place", "to": to}
+    return {"type": "move", "from": square_name(frm), "to": to}
+
+
+class TeekoBot(Bot):
+    """Exact tactics near the root, then UCT (see the module docstring and docs/ai.md)."""
+
+    def __init__(self, level: str) -> None:
+        super().__init__(GAME, level)
+        self.cfg = LEVELS[level]
+
+    def choose(
+        self,
+        view: Obj,
+        seat: int,
+        rng: Random,
+        should_stop: Callable[[], bool] | None = None,
+        progress: Callable[[float], None] | None = None,
+    ) -> Obj:
+        state = GAME.resample(view, seat, rng)
+        if not isinstance(state, TeekoState):
+            raise TypeError("not a Teeko state")
+        legal = GAME.legal_commands(state, seat)
+        offered = state.draw_offer == 1 - seat
+        if state.turn != seat or state.over:
+            # Not our move: the only thing to do is answer a draw offer.
+            answer = answer_draw_offer(legal, offered and self.accepts_draw(state, seat, rng))
+            if answer is None:
+                raise ValueError(f"seat {seat} has nothing to answer")
+            return answer
+        code, value, draw_rate = self.decide(state, seat, rng, should_stop, progress)
+        if offered and (value < ACCEPT_BELOW or draw_rate >= DEAD_DRAW):
+            accept = answer_draw_offer(legal, True)
+            if accept is not None:
+                return accept
+        if progress is not None:
+            progress(1.0)
+        return command_of(code)
+
+    def accepts_draw(self, state: TeekoState, seat: int, rng: Random) -> bool:
+        """Our view of a position where the opponent is to move."""
+        t = tables_for(state.squares)
+        cur = state.pieces(state.turn)
+        oth = state.pieces(seat)
+        moves = t.moves(cur, oth)
+        if not moves:
+            return True
+        cap = state.move_cap if state.move_cap > 0 else 1 << 30
+        search = Search(t, rng.getrandbits(32))
+        res = search.run_root(cur, oth, state.ply, cap, moves, [], self.cfg.iterations, None, None)
+        return 1.0 - res.value < ACCEPT_BELOW or res.draw_rate >= DEAD_DRAW
+
+    def decide(
+        self,
+        state: TeekoState,
+        seat: int,
+        rng: Random,
+        should_stop: Callable[[], bool] | None,
+        progress: Callable[[float], None] | None,
+    ) -> tuple[int, float, float]:
+        """(move code, winning chance, share of drawn simulations) for the side to move."""
+        cfg = self.cfg
+        t = tables_for(state.squares)
+        cur = state.pieces(seat)
+        oth = state.pieces(1 - seat)
+        moves = t.moves(cur, oth)
+        if not moves:
+            raise ValueError("no legal move")
+        win = t.win_move(cur, oth)
+        if win != NO_MOVE and (cfg.take_win >= 1.0 or rng.random() < cfg.take_win):
+            return win, 1.0, 0.0
+        candidates = moves
+        if cfg.block >= 1.0 or rng.random() < cfg.block:
+            safe = safe_moves(t, cur, oth, moves)
+            if not safe:
+                return moves[0], 0.0, 0.0  # every move loses at once
+            candidates = safe
+        if cfg.win3:
+            w3 = forced_win_in_3(t, cur, oth, candidates)
+            if w3 != NO_MOVE:
+                return w3, 1.0, 0.0
+        if cfg.avoid3 and len(candidates) > 1:
+            sound = [m for m in candidates if not gives_forced_win_in_3(t, cur, oth, m)]
+            if sound:
+                candidates = sound
+        if len(candidates) == 1:
+            return candidates[0], 0.5, 0.0
+        if cfg.blunder > 0.0 and rng.random() < cfg.blunder:
+            return candidates[rng.randrange(len(candidates))], 0.5, 0.0
+        cap = state.move_cap if state.move_cap > 0 else 1 << 30
+        search = Search(t, rng.getrandbits(32))
+        res = search.run_root(
+            cur,
+            oth,
+            state.ply,
+            cap,
+            candidates,
+            self.repeats(state, seat, cur, candidates),
+            cfg.iterations,
+            should_stop,
+            progress,
+        )
+        return res.move, res.value, res.draw_rate
+
+    def repeats(self, state: TeekoState, seat: int, cur: int, moves: list[int]) -> list[int]:
+        """How often the position after each move already occurred (the rules keep the
+        positions only with the repetition option; placements never repeat)."""
+        if not state.repetition or state.placing():
+            return []
+        oth = state.pieces(1 - seat)
+        out: list[int] = []
+        for m in moves:
+            c = play(cur, m)
+            key = position_key(c, oth, 1 - seat) if seat == 0 else position_key(oth, c, 1 - seat)
+            out.append(state.repeats(key))
+        return out
