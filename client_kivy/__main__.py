@@ -1,0 +1,3 @@
+from client_kivy.app import main
+
+main()

@@ -1,0 +1,188 @@
+"""The gamenight Kivy app: a ScreenManager over the screens in ``screens/``.
+
+Data (settings, games kept on the device) lives in ``GAMENIGHT_CLIENT_DIR`` if set, else in
+Kivy's ``user_data_dir``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.lang import Builder
+from kivy.properties import BooleanProperty, ObjectProperty
+from kivy.uix.screenmanager import FadeTransition, ScreenManager
+
+from client_kivy.vm.session import LocalSession, ReplayModel, Session
+from client_kivy.vm.settings import Settings
+from client_kivy.vm.store import LocalStore
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KV_FILES = ["theme.kv", "screens/home.kv", "screens/setup.kv", "screens/game.kv",
+            "screens/replay.kv", "screens/saved.kv", "screens/connect.kv", "screens/lobby.kv"]
+_loaded = False
+
+
+def load_kv() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    # Widget classes must be registered before their rules are applied.
+    from client_kivy.screens import game, home, replay, saved, setup  # noqa: F401
+    from client_kivy.widgets import common  # noqa: F401
+
+    try:
+        from client_kivy.screens import connect, lobby  # noqa: F401
+    except ImportError:
+        pass
+    for name in KV_FILES:
+        path = os.path.join(HERE, name)
+        if os.path.exists(path):
+            Builder.load_file(path)
+
+
+def kiv_post(fn: Any) -> None:
+    Clock.schedule_once(lambda _dt: fn(), 0)
+
+
+class GamenightApp(App):
+    title = "gamenight"
+    online_ready = BooleanProperty(False)
+    net = ObjectProperty(None, allownone=True)
+
+    def __init__(self, data_dir: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._data_dir = data_dir
+        self.session: Session | None = None
+        self.kiosk = False
+
+    # -- set-up -------------------------------------------------------------------------------
+    @property
+    def data_dir(self) -> str:
+        return self._data_dir or os.environ.get("GAMENIGHT_CLIENT_DIR") or self.user_data_dir
+
+    def build(self) -> ScreenManager:
+        load_kv()
+        from client_kivy.screens.game import GameScreen
+        from client_kivy.screens.home import HomeScreen
+        from client_kivy.screens.replay import ReplayScreen
+        from client_kivy.screens.saved import SavedScreen
+        from client_kivy.screens.setup import SetupScreen
+
+        self.settings = Settings(self.data_dir)
+        self.store = LocalStore(self.data_dir)
+        sm = ScreenManager(transition=FadeTransition(duration=0.12))
+        sm.add_widget(HomeScreen(name="home"))
+        sm.add_widget(SetupScreen(name="setup"))
+        sm.add_widget(GameScreen(name="game"))
+        sm.add_widget(ReplayScreen(name="replay"))
+        sm.add_widget(SavedScreen(name="saved"))
+        try:
+            from client_kivy.screens.connect import ConnectScreen
+            from client_kivy.screens.lobby import LobbyScreen
+
+            sm.add_widget(ConnectScreen(name="connect"))
+            sm.add_widget(LobbyScreen(name="lobby"))
+        except ImportError:
+            pass
+        return sm
+
+    def show(self, name: str) -> None:
+        if self.root.has_screen(name):
+            self.root.current = name
+
+    # -- local games ----------------------------------------------------------------------------
+    def start_local_game(self, game: str, players: list[dict[str, Any]], options: dict[str, Any],
+                         kiosk: bool = False, on_server: bool = False,
+                         seed: int | None = None) -> LocalSession:
+        session = LocalSession(game, players, options, store=self.store, post=kiv_post, seed=seed)
+        self.settings.set("last_game", game)
+        if on_server and self.net is not None:
+            self.net.upload_local(session.record)
+        self.set_kiosk(kiosk)
+        self.open_session(session, title=table_title(game, players))
+        return session
+
+    def open_session(self, session: Session, title: str = "") -> None:
+        if self.session is not None and self.session is not session:
+            self.session.close()
+        self.session = session
+        screen = self.root.get_screen("game")
+        screen.set_session(session, title)
+        self.show("game")
+        start = getattr(session, "start", None)
+        if start is not None:
+            start()
+
+    def open_saved(self, game_id: str) -> None:
+        record = self.store.load(game_id)
+        if record.get("finished"):
+            model = ReplayModel(record["game"], record["events"], record.get("players"))
+            self.open_replay(model, table_title(record["game"], record["players"]), "saved")
+            return
+        session = LocalSession(record["game"], record["players"], record=record,
+                               store=self.store, post=kiv_post)
+        self.open_session(session, title=table_title(record["game"], record["players"]))
+
+    def leave_game(self) -> None:
+        session = self.session
+        self.session = None
+        if session is not None:
+            session.close()
+        self.set_kiosk(False)
+        if session is not None and session.kind != "local" and self.root.has_screen("lobby"):
+            self.show("lobby")
+        else:
+            self.show("home")
+
+    def rematch(self, session: Session | None) -> None:
+        if session is None:
+            return
+        if isinstance(session, LocalSession):
+            self.start_local_game(session.game_name, session.players, session.options,
+                                  kiosk=self.kiosk)
+        else:
+            self.leave_game()
+
+    # -- replay -----------------------------------------------------------------------------------
+    def replay_session(self, session: Session | None) -> None:
+        if session is None:
+            return
+        model = ReplayModel(session.game_name, session.events, session.players)
+        back = "game"
+        self.open_replay(model, "Replay: " + table_title(session.game_name, session.players), back)
+
+    def open_replay(self, model: ReplayModel, title: str, back_to: str) -> None:
+        screen = self.root.get_screen("replay")
+        screen.set_model(model, title, back_to)
+        self.show("replay")
+
+    # -- kiosk --------------------------------------------------------------------------------------
+    def set_kiosk(self, on: bool) -> None:
+        self.kiosk = on
+        if os.environ.get("SDL_VIDEODRIVER") == "offscreen":
+            return
+        from kivy.core.window import Window
+
+        try:
+            Window.fullscreen = "auto" if on else False
+        except Exception:  # noqa: BLE001 - some platforms refuse
+            pass
+
+    def on_stop(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        if self.net is not None:
+            self.net.close()
+
+
+def table_title(game: str, players: list[dict[str, Any]]) -> str:
+    names = " v ".join(str(p.get("name", "?")) for p in players)
+    return f"{game.capitalize()}: {names}"
+
+
+def main() -> None:
+    GamenightApp().run()

@@ -1,0 +1,1 @@
+"""One module + one .kv file per screen."""

@@ -1,0 +1,192 @@
+"""The game screen: board, players, whose turn, bot progress, refusals, hand-off."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.clock import Clock
+from kivy.properties import (
+    BooleanProperty,
+    ColorProperty,
+    NumericProperty,
+    ObjectProperty,
+    StringProperty,
+)
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.floatlayout import FloatLayout
+from kivy.uix.screenmanager import Screen
+
+from client_kivy.vm.session import Session
+from client_kivy.widgets.common import GButton
+
+SWATCHES = {
+    "teeko": [(0.93, 0.90, 0.82, 1), (0.16, 0.13, 0.12, 1)],
+    "tiku": [(0.93, 0.90, 0.82, 1), (0.55, 0.16, 0.14, 1)],
+}
+SEAT_SWATCHES = [(0.91, 0.69, 0.29, 1), (0.45, 0.65, 0.95, 1), (0.95, 0.5, 0.45, 1),
+                 (0.6, 0.85, 0.55, 1), (0.8, 0.6, 0.9, 1), (0.9, 0.9, 0.5, 1)]
+META_LABELS = {"resign": "Resign", "offer_draw": "Offer draw", "accept_draw": "Accept draw",
+               "decline_draw": "Decline draw"}
+
+
+class PlayerChip(BoxLayout):
+    name = StringProperty("")
+    extra = StringProperty("")
+    active = BooleanProperty(False)
+    swatch = ColorProperty((1, 1, 1, 1))
+
+
+class HandoffOverlay(FloatLayout):
+    name = StringProperty("")
+    screen = ObjectProperty(None)
+
+
+def board_for(game: str) -> Any:
+    from client_kivy.widgets import boards
+
+    return boards.make_board(game)
+
+
+class GameScreen(Screen):
+    title = StringProperty("")
+    status = StringProperty("")
+    message = StringProperty("")
+    connection = StringProperty("")
+    connection_color = ColorProperty((0.6, 0.8, 0.6, 1))
+    progress = NumericProperty(0.0)
+    thinking = BooleanProperty(False)
+    my_turn = BooleanProperty(False)
+    handoff_name = StringProperty("")
+    session = ObjectProperty(None, allownone=True)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._trigger = Clock.create_trigger(self._sync, -1)
+        self.board: Any = None
+        self.overlay: HandoffOverlay | None = None
+        self.chips: list[PlayerChip] = []
+        self._actions_key: Any = None
+
+    # -- session wiring -------------------------------------------------------------------
+    def set_session(self, session: Session, title: str = "") -> None:
+        if self.session is not None:
+            self.session.unsubscribe(self._trigger)
+        self.session = session
+        session.subscribe(self._trigger)
+        self.title = title or session.game_name.capitalize()
+        box = self.ids.board_box
+        box.clear_widgets()
+        self.board = board_for(session.game_name)
+        self.board.session = session
+        box.add_widget(self.board)
+        self.ids.players.clear_widgets()
+        self.chips = []
+        for seat in range(len(session.players) or 2):
+            chip = PlayerChip()
+            sw = SWATCHES.get(session.game_name, SEAT_SWATCHES)
+            chip.swatch = sw[seat % len(sw)]
+            self.chips.append(chip)
+            self.ids.players.add_widget(chip)
+        self._actions_key = None
+        self._sync()
+
+    def _sync(self, *_: Any) -> None:
+        s = self.session
+        if s is None:
+            return
+        self.status = s.status_text()
+        self.message = s.message
+        self.thinking = bool(s.thinking)
+        self.progress = float(s.progress)
+        self.my_turn = s.my_turn
+        self.connection, self.connection_color = connection_label(s.connection)
+        for seat, chip in enumerate(self.chips):
+            chip.name = s.player_name(seat)
+            chip.active = s.outcome is None and seat in s.to_act
+            chip.extra = player_extra(s, seat)
+        self.board.refresh(s.view, s.legal)
+        extra = getattr(self.board, "side_widgets", None)
+        if extra is not None:
+            extra(self.ids.extra)
+        self._set_actions(s)
+        self._set_overlay(s)
+
+    def _set_actions(self, s: Session) -> None:
+        metas = [c for c in s.legal if c.get("type") in META_LABELS]
+        finished = s.outcome is not None
+        key = (tuple(c["type"] for c in metas), finished, s.kind)
+        if key == self._actions_key:
+            return
+        self._actions_key = key
+        grid = self.ids.actions
+        grid.clear_widgets()
+        for c in metas:
+            b = GButton(text=META_LABELS[c["type"]], bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            b.bind(on_release=lambda _b, cmd=c: self._send_meta(cmd))
+            grid.add_widget(b)
+        if finished:
+            b = GButton(text="Replay")
+            b.bind(on_release=lambda *_: self.open_replay())
+            grid.add_widget(b)
+            b = GButton(text="New game")
+            b.bind(on_release=lambda *_: self.new_game())
+            grid.add_widget(b)
+
+    def _send_meta(self, cmd: dict[str, Any]) -> None:
+        if self.session is not None:
+            self.session.send(cmd)
+
+    def _set_overlay(self, s: Session) -> None:
+        name = s.player_name(s.handoff) if s.handoff is not None else ""
+        self.handoff_name = name
+        if name and self.overlay is None:
+            self.overlay = HandoffOverlay(name=name, screen=self)
+            self.add_widget(self.overlay)
+        elif name and self.overlay is not None:
+            self.overlay.name = name
+        elif not name and self.overlay is not None:
+            self.remove_widget(self.overlay)
+            self.overlay = None
+
+    # -- buttons ----------------------------------------------------------------------------
+    def confirm_handoff(self) -> None:
+        if self.session is not None:
+            self.session.confirm_handoff()
+
+    def leave(self) -> None:
+        from kivy.app import App
+
+        App.get_running_app().leave_game()
+
+    def open_replay(self) -> None:
+        from kivy.app import App
+
+        App.get_running_app().replay_session(self.session)
+
+    def new_game(self) -> None:
+        from kivy.app import App
+
+        App.get_running_app().rematch(self.session)
+
+
+def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]]:
+    return {
+        "local": ("On this tablet", (0.72, 0.78, 0.72, 1)),
+        "online": ("* Online", (0.45, 0.9, 0.5, 1)),
+        "connecting": ("* Connecting...", (0.95, 0.8, 0.35, 1)),
+        "offline": ("* Reconnecting...", (1.0, 0.5, 0.45, 1)),
+        "spectating": ("* Watching live", (0.45, 0.8, 0.95, 1)),
+    }.get(state, (state, (0.72, 0.78, 0.72, 1)))
+
+
+def player_extra(s: Session, seat: int) -> str:
+    v = s.view or {}
+    if s.game_name == "teeko":
+        hand = v.get("in_hand") or [0, 0]
+        if seat < len(hand) and hand[seat]:
+            return f"{hand[seat]} to place"
+        return ""
+    scores = (s.outcome or {}).get("scores") or v.get("scores")
+    if isinstance(scores, list) and seat < len(scores):
+        return f"{scores[seat]} pts"
+    return ""

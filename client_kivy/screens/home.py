@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.graphics import Color, Ellipse, Line, RoundedRectangle
+from kivy.metrics import dp
+from kivy.properties import StringProperty
+from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
+
+from client_kivy.widgets.board import draw_piece
+
+
+class HomeScreen(Screen):
+    footer = StringProperty("")
+
+
+class HomeDeco(Widget):
+    """A little still life: a Teeko corner, a Tiku disc and two cards."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.bind(pos=self._draw, size=self._draw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        r = min(self.height * 0.22, dp(34))
+        if r < dp(8):
+            return
+        cx, cy = self.center
+        with self.canvas:
+            # two fanned cards
+            for k, (dx, ang) in enumerate(((-r * 3.2, 0), (-r * 2.3, 0))):
+                Color(0, 0, 0, 0.3)
+                RoundedRectangle(pos=(cx + dx + dp(3), cy - r * 1.4 - dp(3)),
+                                 size=(r * 1.8, r * 2.6), radius=[dp(8)])
+                Color(0.97, 0.95, 0.9, 1)
+                RoundedRectangle(pos=(cx + dx, cy - r * 1.4), size=(r * 1.8, r * 2.6),
+                                 radius=[dp(8)])
+                Color(0.8, 0.15, 0.15, 1) if k else Color(0.1, 0.1, 0.1, 1)
+                Ellipse(pos=(cx + dx + r * 0.6, cy - r * 0.4), size=(r * 0.6, r * 0.6))
+            draw_piece(cx + r * 0.2, cy, r, 0)
+            draw_piece(cx + r * 2.3, cy, r, 1)
+            Color(0.91, 0.69, 0.29, 1)
+            Line(circle=(cx + r * 4.4, cy, r * 0.9), width=dp(3))
+            Color(0.55, 0.16, 0.14, 1)
+            Ellipse(pos=(cx + r * 3.7, cy - r * 0.7), size=(r * 1.4, r * 1.4))

@@ -1,0 +1,107 @@
+"""Replay a game: step, scrub with the slider, autoplay; hand by hand where the game has hands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.uix.screenmanager import Screen
+
+from client_kivy.vm.session import ReplayModel, outcome_text
+
+
+class _Names:
+    """Adapter so outcome_text can name players of a replay."""
+
+    def __init__(self, model: ReplayModel) -> None:
+        self.game_name = model.game_name
+        self.players = model.players
+
+    def player_name(self, seat: int) -> str:
+        if 0 <= seat < len(self.players):
+            return str(self.players[seat].get("name") or f"Seat {seat + 1}")
+        return f"Seat {seat + 1}"
+
+
+class ReplayScreen(Screen):
+    title = StringProperty("Replay")
+    caption = StringProperty("")
+    index = NumericProperty(0)
+    length = NumericProperty(0)
+    playing = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.model: ReplayModel | None = None
+        self.board: Any = None
+        self._clock: Any = None
+        self.back_to = "saved"
+
+    def set_model(self, model: ReplayModel, title: str = "", back_to: str = "saved") -> None:
+        from client_kivy.widgets.boards import make_board
+
+        self.stop()
+        self.model = model
+        self.back_to = back_to
+        self.title = title or f"Replay: {model.game_name.capitalize()}"
+        self.ids.board_box.clear_widgets()
+        self.board = make_board(model.game_name)
+        self.ids.board_box.add_widget(self.board)
+        self.length = model.length
+        self._show()
+
+    def _show(self) -> None:
+        m = self.model
+        if m is None:
+            return
+        self.index = m.index
+        self.board.refresh(m.view, [])
+        out = m.outcome()
+        text = f"{m.index} / {m.length}   {m.event_text()}"
+        if out is not None and m.index == m.length:
+            text = outcome_text(_Names(m), out)  # type: ignore[arg-type]
+        self.caption = text
+
+    def seek(self, value: float) -> None:
+        if self.model is None or int(value) == self.model.index:
+            return
+        self.model.seek(int(value))
+        self._show()
+
+    def step(self, delta: int) -> None:
+        if self.model is not None:
+            self.model.step(delta)
+            self._show()
+
+    def mark(self, delta: int) -> None:
+        if self.model is not None:
+            self.model.next_mark(delta)
+            self._show()
+
+    def toggle_play(self) -> None:
+        if self.playing:
+            self.stop()
+            return
+        if self.model is not None and self.model.index >= self.model.length:
+            self.model.seek(0)
+        self.playing = True
+        self._clock = Clock.schedule_interval(self._tick, 0.6)
+
+    def _tick(self, _dt: float) -> bool:
+        if self.model is None or not self.model.step(1):
+            self.stop()
+            return False
+        self._show()
+        return True
+
+    def stop(self) -> None:
+        self.playing = False
+        if self._clock is not None:
+            self._clock.cancel()
+            self._clock = None
+
+    def leave(self) -> None:
+        self.stop()
+        App.get_running_app().show(self.back_to)

@@ -1,0 +1,128 @@
+"""Set up a game on this tablet: game, players (people or bots), table rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.app import App
+from kivy.metrics import dp
+from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+from kivy.uix.screenmanager import Screen
+
+from client_kivy.vm import options as opts
+from client_kivy.widgets.common import MUTED, GToggle
+
+GAMES = ["teeko", "tiku", "tedoku", "teka"]
+
+
+class SeatRow(BoxLayout):
+    label = StringProperty("")
+    name = StringProperty("")
+    kind = StringProperty("human")
+    level = NumericProperty(2)
+    group = StringProperty("")
+
+
+class SetupScreen(Screen):
+    heading = StringProperty("New game on this tablet")
+    blurb = StringProperty("")
+    error = StringProperty("")
+    game = StringProperty("teeko")
+    can_change_seats = BooleanProperty(False)
+    has_options = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.option_values: dict[str, Any] = {}
+        self.rows: list[SeatRow] = []
+        self._built = False
+
+    def on_pre_enter(self, *_: Any) -> None:
+        if not self._built:
+            self._built = True
+            grid = self.ids.games
+            for g in GAMES:
+                t = GToggle(text=g.capitalize(), group="setup-game", value=g,
+                            state="down" if g == self.game else "normal")
+                t.bind(on_press=lambda w: self.choose_game(w.value))
+                grid.add_widget(t)
+            self.choose_game(self.game)
+
+    def choose_game(self, game: str) -> None:
+        self.game = game
+        self.error = ""
+        for t in self.ids.games.children:
+            t.state = "down" if t.value == game else "normal"
+        self.blurb = opts.BLURBS.get(game, "")
+        lo, hi = opts.seat_range(game)
+        self.can_change_seats = lo != hi
+        app = App.get_running_app()
+        name = app.settings.get("name", "") if app else ""
+        self.set_players(opts.default_players(game, None, name))
+        self.option_values = {}
+        box = self.ids.options
+        box.clear_widgets()
+        choices = opts.option_choices(game)
+        self.has_options = bool(choices)
+        for key, label, values in choices:
+            self.option_values[key] = values[0][0]
+            box.add_widget(Label(text=label, color=MUTED, size_hint_y=None, height=dp(22),
+                                 halign="left", text_size=(None, None)))
+            row = BoxLayout(spacing=dp(6), size_hint_y=None, height=dp(50))
+            for i, (value, vlabel) in enumerate(values):
+                t = GToggle(text=vlabel, group=f"opt-{game}-{key}",
+                            state="down" if i == 0 else "normal")
+                t.bind(on_press=lambda _w, k=key, v=value: self.option_values.__setitem__(k, v))
+                row.add_widget(t)
+            box.add_widget(row)
+
+    def set_players(self, players: list[dict[str, Any]]) -> None:
+        box = self.ids.seats
+        box.clear_widgets()
+        self.rows = []
+        for i, p in enumerate(players):
+            row = SeatRow(label=seat_title(self.game, i), name=p["name"], kind=p["kind"],
+                          level=p.get("level", 2), group=f"seat-{self.game}-{i}-{id(self)}")
+            self.rows.append(row)
+            box.add_widget(row)
+
+    def players(self) -> list[dict[str, Any]]:
+        out = []
+        for i, r in enumerate(self.rows):
+            name = r.name.strip() or (seat_title(self.game, i) if r.kind == "human"
+                                      else f"Bot {i + 1}")
+            out.append({"name": name, "kind": r.kind, "level": int(r.level)})
+        return out
+
+    def change_seats(self, delta: int) -> None:
+        lo, hi = opts.seat_range(self.game)
+        players = self.players()
+        n = max(lo, min(hi, len(players) + delta))
+        while len(players) < n:
+            players.append({"name": f"Player {len(players) + 1}", "kind": "human", "level": 2})
+        self.set_players(players[:n])
+
+    def start_game(self) -> None:
+        app = App.get_running_app()
+        players = self.players()
+        try:
+            options = opts.validated_options(self.game, self.option_values, len(players))
+        except Exception as e:  # noqa: BLE001 - shown to the player
+            self.error = str(e)
+            return
+        self.error = ""
+        app.start_local_game(self.game, players, options,
+                             kiosk=self.ids.kiosk.state == "down",
+                             on_server=self.ids.on_server.state == "down")
+
+
+def seat_title(game: str, seat: int) -> str:
+    if game == "teeko":
+        return ["White", "Black"][seat]
+    if game == "tiku":
+        return ["Light", "Dark"][seat]
+    if game == "teka":
+        return ["North", "East", "South", "West"][seat]
+    return f"Player {seat + 1}"

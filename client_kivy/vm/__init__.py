@@ -1,0 +1,1 @@
+"""View models: game logic and network state, no Kivy (see docs/client.md)."""

@@ -1,0 +1,56 @@
+"""Table set-up: per-game seat counts, option choices and default players (no Kivy)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import core
+
+Obj = dict[str, Any]
+
+BLURBS = {
+    "teeko": "Four pieces each on a 5x5 board: place them, then slide. "
+             "Four in a row or on the corners of a square wins.",
+    "tiku": "Slide your pieces across a 6x6 board, laying discs behind them. "
+            "First to lay every disc wins.",
+    "tedoku": "Everyone draws the same tetromino into a 9x9 sheet, near the card's row, "
+              "column or sector. Fill sectors, rows and columns.",
+    "teka": "Four players, two partnerships: bid, name trumps and take tricks. "
+            "First side to 104 wins.",
+}
+
+# (option key, label, [(value, label), ...]); the first choice is the default.
+OPTION_CHOICES: dict[str, list[tuple[str, str, list[tuple[Any, str]]]]] = {
+    "teeko": [
+        ("squares", "Squares that win", [("axis", "Any size"), ("tilted", "+ tilted"),
+                                         ("classic", "2x2 only")]),
+        ("repetition", "Draw on threefold repetition", [(False, "Off"), (True, "On")]),
+        ("move_cap", "Move limit", [(0, "None"), (200, "200 plies")]),
+    ],
+}
+
+
+def seat_range(game: str) -> tuple[int, int]:
+    g = core.GAMES[game]
+    return g.min_seats, g.max_seats
+
+
+def default_players(game: str, count: int | None = None, name: str = "") -> list[Obj]:
+    lo, _hi = seat_range(game)
+    n = count or lo
+    players: list[Obj] = [{"name": name or "You", "kind": "human", "level": 2}]
+    for i in range(1, n):
+        players.append({"name": f"Bot {i}" if n > 2 else "Computer", "kind": "bot", "level": 2})
+    return players
+
+
+def option_choices(game: str) -> list[tuple[str, str, list[tuple[Any, str]]]]:
+    return OPTION_CHOICES.get(game, [])
+
+
+def validated_options(game: str, raw: Obj, seats: int) -> Obj:
+    g = core.GAMES[game]
+    raw = dict(raw)
+    if g.min_seats != g.max_seats:
+        raw["seats"] = seats
+    return g.options(raw)

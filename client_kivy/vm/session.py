@@ -1,0 +1,438 @@
+"""Game sessions the game screen talks to: the same interface offline (core API on the device)
+and online (the server). No Kivy here: the app passes ``post`` (run a callable on the UI thread)
+and the tests drive sessions directly.
+
+A session exposes what the screen draws: ``view`` (JSON, for ``viewer``), ``legal`` (commands
+``viewer`` may send now), ``to_act``, ``outcome``, ``thinking``/``progress`` (a bot at work),
+``message`` (last refusal or notice), ``handoff`` (pass-and-play: the seat the tablet must be
+handed to before its hidden information is shown) and ``events`` (the log, for replay).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from random import Random
+from typing import Any
+
+import core
+from core.api import ALL, SPECTATOR, Game, IllegalMoveError, fold
+
+Obj = dict[str, Any]
+Post = Callable[[Callable[[], None]], None]
+
+HIDDEN_INFO_GAMES = frozenset({"teka", "tedoku"})
+SEAT_COLOURS = {"teeko": ["White", "Black"], "tiku": ["Light", "Dark"]}
+
+
+def seat_label(game: str, seat: int) -> str:
+    names = SEAT_COLOURS.get(game)
+    if names and 0 <= seat < len(names):
+        return names[seat]
+    return f"Seat {seat + 1}"
+
+
+def make_bot(game: str, level: int) -> Any:
+    """The core bot for ``game`` at ``level``; a random mover if the bots are not there yet."""
+    try:
+        from core.ai.bots import make_bot as core_make_bot
+
+        return core_make_bot(game, level)
+    except Exception:  # noqa: BLE001 - bots module missing or game not covered yet
+        return RandomBot(game)
+
+
+class RandomBot:
+    def __init__(self, game: str) -> None:
+        self.game = core.GAMES[game]
+
+    def choose(self, view: Obj, seat: int, rng: Random, should_stop: Any = None,
+               progress: Any = None) -> Obj:
+        state = self.game.resample(view, seat, rng)
+        moves = [c for c in self.game.legal_commands(state, seat)
+                 if c.get("type") not in core.api.META_COMMANDS]
+        if progress is not None:
+            progress(1.0)
+        return rng.choice(moves or self.game.legal_commands(state, seat))
+
+
+class Session:
+    """Base: listeners and the fields screens read."""
+
+    kind = "base"
+
+    def __init__(self, game_name: str) -> None:
+        self.game_name = game_name
+        self.game: Game = core.GAMES[game_name]
+        self.players: list[Obj] = []
+        self.view: Obj = {}
+        self.viewer: int = SPECTATOR
+        self.legal: list[Obj] = []
+        self.to_act: list[int] = []
+        self.outcome: Obj | None = None
+        self.thinking: bool = False
+        self.thinking_seat: int = -1
+        self.progress: float = 0.0
+        self.message: str = ""
+        self.handoff: int | None = None
+        self.connection: str = "local"
+        self.events: list[Obj] = []
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- listeners -------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[], None]) -> None:
+        self._listeners.append(callback)
+
+    def unsubscribe(self, callback: Callable[[], None]) -> None:
+        if callback in self._listeners:
+            self._listeners.remove(callback)
+
+    def notify(self) -> None:
+        for cb in list(self._listeners):
+            cb()
+
+    # -- what screens call -----------------------------------------------------------------
+    def send(self, command: Obj) -> bool:
+        raise NotImplementedError
+
+    def confirm_handoff(self) -> None:
+        self.handoff = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.notify()
+
+    def close(self) -> None:
+        pass
+
+    # -- helpers ---------------------------------------------------------------------------
+    def player_name(self, seat: int) -> str:
+        if 0 <= seat < len(self.players):
+            p = self.players[seat]
+            name = p.get("name") or seat_label(self.game_name, seat)
+            if p.get("kind") == "bot":
+                return f"{name} (bot {p.get('level', '')})".replace(" )", ")")
+            return str(name)
+        return seat_label(self.game_name, seat)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.viewer >= 0 and self.viewer in self.to_act and self.handoff is None
+
+    def status_text(self) -> str:
+        """One line saying whose turn it is (or how the game ended)."""
+        if self.outcome is not None:
+            return outcome_text(self, self.outcome)
+        if self.handoff is not None:
+            return f"Pass the tablet to {self.player_name(self.handoff)}"
+        if self.thinking:
+            return f"{self.player_name(self.thinking_seat)} is thinking..."
+        if self.my_turn:
+            if len(self.human_seats()) > 1:
+                return f"{self.player_name(self.viewer)}: your turn"
+            return "Your turn"
+        if self.to_act:
+            return "Waiting for " + ", ".join(self.player_name(s) for s in self.to_act)
+        return ""
+
+    def human_seats(self) -> list[int]:
+        return [i for i, p in enumerate(self.players) if p.get("kind") == "human"]
+
+
+def outcome_text(session: Session, outcome: Obj) -> str:
+    winners = list(outcome.get("winners", []))
+    reason = str(outcome.get("reason", ""))
+    why = {"pattern": "four in a pattern", "resign": "resignation", "draw_agreed": "agreement",
+           "repetition": "repetition", "move_cap": "move limit", "last_disc": "last disc",
+           "blocked": "no moves", "points": "points", "score": "score", "match": "match"}.get(
+        reason, reason)
+    if not winners:
+        return f"Draw ({why})" if why else "Draw"
+    if session.game_name == "teka":
+        side = "North-South" if winners[0] % 2 == 0 else "East-West"
+        return f"{side} win the match"
+    names = " & ".join(session.player_name(w) for w in winners)
+    if len(session.players) == 1:
+        return f"Game over ({why})"
+    return f"{names} wins ({why})" if len(winners) == 1 else f"{names} win ({why})"
+
+
+class LocalSession(Session):
+    """A game played on this device with the core: people (pass-and-play) and bots.
+
+    ``post`` runs a callable on the UI thread (Kivy: Clock); ``None`` means bots play in the
+    calling thread at once (tests, the screenshot tool). ``store`` keeps the event log.
+    """
+
+    kind = "local"
+
+    def __init__(self, game_name: str, players: list[Obj], options: Obj | None = None,
+                 store: Any = None, record: Obj | None = None, post: Post | None = None,
+                 seed: int | None = None) -> None:
+        super().__init__(game_name)
+        self.store = store
+        self.post = post
+        self.rng = Random(seed if seed is not None else int.from_bytes(os.urandom(8), "big"))
+        if record is not None:
+            self.record = record
+            self.players = list(record["players"])
+            self.events = list(record["events"])
+            self.options = dict(record.get("options", {}))
+        else:
+            self.options = self.game.options({**(options or {}), "seats": len(players)}
+                                             if self.game.max_seats != self.game.min_seats
+                                             else dict(options or {}))
+            self.players = [dict(p) for p in players]
+            self.events = list(self.game.start(self.options, self.rng))
+            self.record = {
+                "id": store.new_id() if store is not None else "",
+                "game": game_name, "options": self.options, "players": self.players,
+                "events": self.events, "finished": False, "outcome": None,
+            }
+            import time
+
+            self.record["created"] = time.time()
+        self.state = fold(self.game, self.events)
+        self._last_viewer: int | None = None
+        self._bot_gen = 0
+        self._stop = threading.Event()
+        self.connection = "local"
+        self._save()
+        self._update()
+
+    # -- state -> fields -------------------------------------------------------------------
+    def _update(self) -> None:
+        g, s = self.game, self.state
+        out = g.outcome(s)
+        self.outcome = out.to_json() if out is not None else None
+        self.to_act = [] if out is not None else list(g.to_act(s))
+        humans = self.human_seats()
+        acting_humans = [h for h in self.to_act if h in humans]
+        if acting_humans:
+            viewer = acting_humans[0]
+        elif self._last_viewer is not None:
+            viewer = self._last_viewer
+        elif humans:
+            viewer = humans[0]
+        else:
+            viewer = SPECTATOR
+        if out is not None:
+            viewer = ALL if len(humans) != 1 else humans[0]
+            self.handoff = None
+        elif (self.game_name in HIDDEN_INFO_GAMES and len(humans) > 1 and viewer >= 0
+              and viewer != self._last_viewer and acting_humans):
+            self.handoff = viewer
+        self._last_viewer = viewer if viewer >= 0 else self._last_viewer
+        self.viewer = viewer
+        shown = SPECTATOR if self.handoff is not None else viewer
+        self.view = g.view(s, shown)
+        self.legal = (g.legal_commands(s, viewer)
+                      if viewer >= 0 and viewer in self.to_act and self.handoff is None else [])
+
+    def refresh(self) -> None:
+        self._update()
+        self.notify()
+        self._maybe_bot()
+
+    def start(self) -> None:
+        """Begin (or resume): lets a bot move if it is a bot's turn."""
+        self.notify()
+        self._maybe_bot()
+
+    # -- commands --------------------------------------------------------------------------
+    def send(self, command: Obj, seat: int | None = None) -> bool:
+        seat = self.viewer if seat is None else seat
+        try:
+            events = self.game.decide(self.state, seat, command, self.rng)
+        except IllegalMoveError as e:
+            self.message = f"Refused: {e.reason}"
+            self.notify()
+            return False
+        self.message = ""
+        self._apply(events)
+        return True
+
+    def _apply(self, events: list[Obj]) -> None:
+        for ev in events:
+            self.state = self.game.evolve(self.state, ev)
+            self.events.append(ev)
+        self._update()
+        self._save()
+        self.notify()
+        self._maybe_bot()
+
+    def _save(self) -> None:
+        self.record["events"] = self.events
+        self.record["finished"] = self.outcome is not None
+        self.record["outcome"] = self.outcome
+        if self.store is not None:
+            self.store.save(self.record)
+
+    # -- bots ------------------------------------------------------------------------------
+    def _bot_to_move(self) -> int | None:
+        for seat in self.to_act:
+            if 0 <= seat < len(self.players) and self.players[seat].get("kind") == "bot":
+                return seat
+        return None
+
+    def _maybe_bot(self) -> None:
+        if self.thinking or self.outcome is not None:
+            return
+        seat = self._bot_to_move()
+        if seat is None:
+            return
+        if self.post is None:
+            # Synchronous: play every bot move now (loop, not recursion).
+            while seat is not None and self.outcome is None:
+                cmd = self._bot_choose(seat, None)
+                events = self.game.decide(self.state, seat, cmd, self.rng)
+                for ev in events:
+                    self.state = self.game.evolve(self.state, ev)
+                    self.events.append(ev)
+                self._update()
+                seat = self._bot_to_move()
+            self._save()
+            self.notify()
+            return
+        self.thinking = True
+        self.thinking_seat = seat
+        self.progress = 0.0
+        self._bot_gen += 1
+        gen = self._bot_gen
+        view = self.game.view(self.state, seat)
+        self.notify()
+        rng = Random(self.rng.getrandbits(64))
+
+        def work() -> None:
+            try:
+                cmd: Obj | None = self._bot_choose(seat, view, rng, gen)
+                err = ""
+            except Exception as e:  # noqa: BLE001 - reported on screen
+                cmd, err = None, str(e)
+            self.post(lambda: self._bot_done(gen, seat, cmd, err))  # type: ignore[misc]
+
+        threading.Thread(target=work, daemon=True, name=f"bot-{seat}").start()
+
+    def _bot_choose(self, seat: int, view: Obj | None, rng: Random | None = None,
+                    gen: int = 0) -> Obj:
+        level = int(self.players[seat].get("level", 1) or 1)
+        bot = make_bot(self.game_name, level)
+        if view is None:
+            view = self.game.view(self.state, seat)
+
+        def progress(p: float, *_: Any) -> None:
+            try:
+                value = float(p)
+            except (TypeError, ValueError):
+                return
+            if value > 1.0:
+                value = value / 100.0
+            self.progress = max(0.0, min(1.0, value))
+            if self.post is not None:
+                self.post(self.notify)
+
+        def should_stop() -> bool:
+            return self._stop.is_set() or (gen != 0 and gen != self._bot_gen)
+
+        cmd: Obj = bot.choose(view, seat, rng or self.rng, should_stop, progress)
+        return cmd
+
+    def _bot_done(self, gen: int, seat: int, cmd: Obj | None, err: str) -> None:
+        if gen != self._bot_gen:
+            return
+        self.thinking = False
+        self.progress = 1.0
+        if cmd is None:
+            self.message = f"The bot failed: {err}"
+            self.notify()
+            return
+        try:
+            events = self.game.decide(self.state, seat, cmd, self.rng)
+        except IllegalMoveError as e:
+            self.message = f"The bot's move was refused: {e.reason}"
+            self.notify()
+            return
+        self._apply(events)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._bot_gen += 1
+        self.thinking = False
+
+
+class ReplayModel:
+    """Step through a finished (or any) event log: ``index`` events applied, ``view`` of it."""
+
+    def __init__(self, game_name: str, events: list[Obj], players: list[Obj] | None = None,
+                 viewer: int = ALL) -> None:
+        self.game_name = game_name
+        self.game = core.GAMES[game_name]
+        self.events = list(events)
+        self.players = players or []
+        self.viewer = viewer
+        self.states: list[Any] = [self.game.initial()]
+        for ev in self.events:
+            self.states.append(self.game.evolve(self.states[-1], ev))
+        # Start after the opening events (start, deal...) so the board shows something.
+        self.index = min(len(self.events), 1)
+        self.playing = False
+
+    @property
+    def length(self) -> int:
+        return len(self.events)
+
+    @property
+    def view(self) -> Obj:
+        state = self.states[self.index]
+        if self.index == 0:
+            return {}
+        return self.game.view(state, self.viewer)
+
+    @property
+    def state(self) -> Any:
+        return self.states[self.index]
+
+    def outcome(self) -> Obj | None:
+        if self.index == 0:
+            return None
+        out = self.game.outcome(self.states[self.index])
+        return out.to_json() if out is not None else None
+
+    def seek(self, index: int) -> None:
+        self.index = max(0, min(self.length, int(index)))
+
+    def step(self, delta: int = 1) -> bool:
+        before = self.index
+        self.seek(self.index + delta)
+        return self.index != before
+
+    def marks(self) -> list[int]:
+        """Event indices where a new hand / round starts (Teka: hand by hand)."""
+        starts = {"deal", "new_hand", "hand", "round", "new_round"}
+        return [i + 1 for i, ev in enumerate(self.events) if ev.get("type") in starts]
+
+    def next_mark(self, delta: int) -> None:
+        marks = self.marks()
+        if delta > 0:
+            later = [m for m in marks if m > self.index]
+            self.seek(later[0] if later else self.length)
+        else:
+            earlier = [m for m in marks if m < self.index]
+            self.seek(earlier[-1] if earlier else 1)
+
+    def event_text(self) -> str:
+        if self.index == 0:
+            return ""
+        ev = self.events[self.index - 1]
+        return describe_event(ev)
+
+
+def describe_event(ev: Obj) -> str:
+    parts = [str(ev.get("type", "?"))]
+    for k, v in ev.items():
+        if k in ("type", "options", "deck", "order", "hands"):
+            continue
+        if isinstance(v, (str, int)) and not isinstance(v, bool):
+            parts.append(f"{k} {v}")
+    return " · ".join(parts)

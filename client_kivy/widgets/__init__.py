@@ -1,0 +1,1 @@
+"""Kivy widgets: common themed controls and the board widgets of the four games."""

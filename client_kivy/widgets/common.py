@@ -1,0 +1,54 @@
+"""Themed controls shared by every screen (their look is in theme.kv)."""
+
+from __future__ import annotations
+
+from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
+from kivy.uix.behaviors import ButtonBehavior, ToggleButtonBehavior
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.label import Label
+
+# Palette: felt table, wood, brass and ivory.
+FELT = (0.06, 0.24, 0.18, 1)
+FELT_DARK = (0.035, 0.16, 0.12, 1)
+PANEL = (0.02, 0.10, 0.08, 0.72)
+BRASS = (0.91, 0.69, 0.29, 1)
+IVORY = (0.96, 0.93, 0.85, 1)
+MUTED = (0.72, 0.78, 0.72, 1)
+RED = (0.80, 0.24, 0.20, 1)
+GREEN_OK = (0.38, 0.78, 0.45, 1)
+
+
+class GButton(ButtonBehavior, Label):
+    """A rounded, finger-sized button."""
+
+    bg = ColorProperty(BRASS)
+    fg = ColorProperty((0.12, 0.08, 0.03, 1))
+    radius = NumericProperty(14)
+    enabled = BooleanProperty(True)
+
+    def on_touch_down(self, touch):  # type: ignore[no-untyped-def]
+        if not self.enabled or self.disabled:
+            return False
+        return super().on_touch_down(touch)
+
+
+class GToggle(ToggleButtonBehavior, Label):
+    """A rounded toggle (choice chips: game kind, human/bot, level)."""
+
+    radius = NumericProperty(14)
+    value = StringProperty("")
+
+
+class Panel(BoxLayout):
+    """A translucent dark card on the felt."""
+
+    bg = ColorProperty(PANEL)
+    radius = NumericProperty(16)
+
+
+class Title(Label):
+    pass
+
+
+class Body(Label):
+    pass

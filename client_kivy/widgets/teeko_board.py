@@ -1,0 +1,119 @@
+"""Teeko: a wooden 5x5 board; tap to place, tap a piece then a highlighted point to move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.graphics import Color, Ellipse, Line
+from kivy.metrics import dp
+
+from client_kivy.vm.teeko import FILES, TeekoModel
+from client_kivy.widgets.board import BoardWidget, draw_piece, draw_text, draw_wood
+
+
+class TeekoBoard(BoardWidget):
+    def __init__(self, **kw: Any) -> None:
+        self.model = TeekoModel()
+        super().__init__(**kw)
+
+    def update_model(self, view: Any, legal: list[Any]) -> None:
+        self.model.update(view or {}, legal)
+
+    # geometry ------------------------------------------------------------------------------
+    def geometry(self) -> tuple[float, float, float]:
+        side = min(self.width, self.height) - dp(8)
+        x0 = self.center_x - side / 2
+        y0 = self.center_y - side / 2
+        return x0, y0, side
+
+    def point(self, square: str) -> tuple[float, float]:
+        x0, y0, side = self.geometry()
+        step = side / 5.6
+        f = FILES.index(square[0])
+        r = int(square[1]) - 1
+        return x0 + step * (f + 0.8), y0 + step * (r + 0.8)
+
+    def square_at(self, x: float, y: float) -> str | None:
+        x0, y0, side = self.geometry()
+        step = side / 5.6
+        f = int((x - x0) / step - 0.3)
+        r = int((y - y0) / step - 0.3)
+        if 0 <= f < 5 and 0 <= r < 5:
+            cx, cy = self.point(FILES[f] + str(r + 1))
+            if abs(x - cx) <= step / 2 and abs(y - cy) <= step / 2:
+                return FILES[f] + str(r + 1)
+        return None
+
+    # drawing --------------------------------------------------------------------------------
+    def draw(self) -> None:
+        m = self.model
+        x0, y0, side = self.geometry()
+        step = side / 5.6
+        draw_wood(x0, y0, side, side, dp(18))
+        # lines between points: rows, columns and diagonals, burnt into the wood
+        Color(0.33, 0.19, 0.08, 0.85)
+        for i in range(5):
+            ax, ay = self.point(f"a{i + 1}")
+            ex, ey = self.point(f"e{i + 1}")
+            Line(points=[ax, ay, ex, ey], width=dp(1.4))
+            bx, by = self.point(f"{FILES[i]}1")
+            tx, ty = self.point(f"{FILES[i]}5")
+            Line(points=[bx, by, tx, ty], width=dp(1.4))
+        Color(0.33, 0.19, 0.08, 0.35)
+        for a, b in (("a1", "e5"), ("a5", "e1")):
+            Line(points=[*self.point(a), *self.point(b)], width=dp(1.2))
+        # coordinates
+        lab = self.label_size()
+        for i in range(5):
+            cx, _ = self.point(f"{FILES[i]}1")
+            draw_text(FILES[i], cx, y0 + step * 0.3, lab, (0.25, 0.14, 0.06, 1), True)
+            _, cy = self.point(f"a{i + 1}")
+            draw_text(str(i + 1), x0 + step * 0.3, cy, lab, (0.25, 0.14, 0.06, 1), True)
+        r_hole = step * 0.30
+        r_piece = step * 0.38
+        targets = m.targets()
+        movable = m.movable() if m.selected is None else set()
+        last = m.last()
+        winning = m.winning()
+        for f in FILES:
+            for rank in range(1, 6):
+                sq = f"{f}{rank}"
+                cx, cy = self.point(sq)
+                Color(0.30, 0.17, 0.07, 1)
+                Ellipse(pos=(cx - r_hole, cy - r_hole), size=(2 * r_hole, 2 * r_hole))
+                Color(0.20, 0.11, 0.04, 1)
+                Ellipse(pos=(cx - r_hole * 0.85, cy - r_hole * 0.8),
+                        size=(1.7 * r_hole, 1.7 * r_hole))
+                if sq in last:
+                    Color(0.98, 0.85, 0.45, 0.9)
+                    Line(circle=(cx, cy, r_piece + dp(5)), width=dp(2))
+                owner = m.owner(sq)
+                if owner is not None:
+                    draw_piece(cx, cy, r_piece, owner)
+                if sq in winning:
+                    Color(1.0, 0.80, 0.20, 1)
+                    Line(circle=(cx, cy, r_piece + dp(6)), width=dp(4))
+                if sq == m.selected:
+                    Color(0.35, 0.85, 0.45, 1)
+                    Line(circle=(cx, cy, r_piece + dp(4)), width=dp(3.5))
+                elif sq in movable:
+                    Color(0.35, 0.85, 0.45, 0.55)
+                    Line(circle=(cx, cy, r_piece + dp(3)), width=dp(1.5))
+                if sq in targets:
+                    Color(0.35, 0.85, 0.45, 0.9)
+                    rr = r_hole * 0.45
+                    Ellipse(pos=(cx - rr, cy - rr), size=(2 * rr, 2 * rr))
+
+    # touch ------------------------------------------------------------------------------------
+    def on_touch_up(self, touch: Any) -> bool:
+        if not self.collide_point(*touch.pos):
+            return False
+        sq = self.square_at(*touch.pos)
+        if sq is None:
+            return False
+        cmd = self.model.tap(sq)
+        if cmd is not None:
+            self.send(cmd)
+        else:
+            self._redraw()
+        return True
