@@ -7,7 +7,9 @@
 Each match is played by the rules core itself: seeded random legal moves (meta commands such
 as ``resign`` are left out unless nothing else is legal), ``random.Random(seed)`` for every
 choice and for the game's own chance, so a run reproduces the files byte for byte. A match
-file is a JSON-lines event log (one event per line, canonical JSON); ``demo.json`` lists the
+file is a JSON-lines event log, one record per line in canonical JSON:
+``{"seat": <seat whose command produced it, or null>, "event": {...}}`` (the form the server's
+log export and ``server.games.store.import_game`` use); ``demo.json`` lists the
 leagues (one per game), the players and, per match, its game, options, seats, seed and recorded outcome.
 The logs double as replay fixtures (tests/test_ops_seeds.py folds each one).
 """
@@ -62,12 +64,13 @@ MAX_COMMANDS = 20_000
 
 
 def play(kind: str, raw_options: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
-    """Options and the full event log of one seeded random game."""
+    """Options and the full log of one seeded random game: records ``{"seat", "event"}``
+    (``seat`` is the seat whose command produced the event, ``null`` for start events)."""
     game = GAMES[kind]
     rng = Random(seed)
     options = game.options(raw_options)
-    events = game.start(options, rng)
-    state = fold(game, events)
+    records: list[dict[str, Any]] = [{"seat": None, "event": e} for e in game.start(options, rng)]
+    state = fold(game, [r["event"] for r in records])
     for _ in range(MAX_COMMANDS):
         if game.outcome(state) is not None:
             break
@@ -80,8 +83,12 @@ def play(kind: str, raw_options: dict[str, Any], seed: int) -> tuple[dict[str, A
         if not moves:
             break
         state, new = apply(game, state, seat, rng.choice(moves), rng)
-        events.extend(new)
-    return options, events
+        records.extend({"seat": seat, "event": e} for e in new)
+    return options, records
+
+
+def events_of(records: list[dict[str, Any]]) -> list[Any]:
+    return [r["event"] for r in records]
 
 
 def generate() -> tuple[dict[str, Any], dict[str, str], list[str]]:
@@ -92,7 +99,7 @@ def generate() -> tuple[dict[str, Any], dict[str, str], list[str]]:
     rotation = 0
     for stem, kind, raw, seed in MATCHES:
         try:
-            options, events = play(kind, raw, seed)
+            options, records = play(kind, raw, seed)
         except NotImplementedError:
             skipped.append(f"{stem}: the {kind} engine is not implemented yet")
             continue
@@ -100,9 +107,9 @@ def generate() -> tuple[dict[str, Any], dict[str, str], list[str]]:
         nseats = int(options["seats"])
         seats = [PLAYERS[(rotation + i) % len(PLAYERS)]["username"] for i in range(nseats)]
         rotation += 1
-        outcome = game.outcome(fold(game, events))
+        outcome = game.outcome(fold(game, events_of(records)))
         rel = f"matches/{stem}.jsonl"
-        files[rel] = "".join(dumps(e) + "\n" for e in events)
+        files[rel] = "".join(dumps(r) + "\n" for r in records)
         matches.append({
             "id": stem,
             "file": rel,
@@ -111,7 +118,7 @@ def generate() -> tuple[dict[str, Any], dict[str, str], list[str]]:
             "seats": seats,
             "league": next(lg["name"] for lg in LEAGUES if lg["kind"] == kind),
             "seed": seed,
-            "events": len(events),
+            "events": len(records),
             "outcome": outcome.to_json() if outcome is not None else None,
         })
     manifest = {"leagues": LEAGUES, "players": PLAYERS, "matches": matches}

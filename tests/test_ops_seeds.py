@@ -24,8 +24,12 @@ def _make_demo():  # type: ignore[no-untyped-def]
     return module
 
 
-def _events(match: dict) -> list[dict]:  # type: ignore[type-arg]
+def _records(match: dict) -> list[dict]:  # type: ignore[type-arg]
     return [json.loads(line) for line in (SEEDS / match["file"]).read_text().splitlines()]
+
+
+def _events(match: dict) -> list[dict]:  # type: ignore[type-arg]
+    return [r["event"] for r in _records(match)]
 
 
 def test_manifest_shape() -> None:
@@ -55,8 +59,10 @@ def test_recorded_match_replays_to_its_outcome(match: dict) -> None:  # type: ig
     # No prefix of the log is already finished: the game ended on its last event.
     assert game.outcome(fold(game, events[:-1])) is None
     assert isinstance(game.view(state, ALL), dict)
-    # Files are in canonical JSON, one event a line.
-    assert (SEEDS / match["file"]).read_text() == "".join(dumps(e) + "\n" for e in events)
+    # Files are in canonical JSON, one record a line; seats are seats of the table.
+    records = _records(match)
+    assert (SEEDS / match["file"]).read_text() == "".join(dumps(r) + "\n" for r in records)
+    assert all(r["seat"] is None or 0 <= r["seat"] < len(match["seats"]) for r in records)
 
 
 def test_generation_is_reproducible() -> None:

@@ -13,9 +13,14 @@ def manifest(seeds: Path = SEEDS) -> dict[str, Any]:
     return json.loads((seeds / "demo.json").read_text())
 
 
-def match_events(match: dict[str, Any], seeds: Path = SEEDS) -> list[dict[str, Any]]:
+def match_records(match: dict[str, Any], seeds: Path = SEEDS) -> list[dict[str, Any]]:
+    """The log of a recorded match: ``{"seat": s, "event": {...}}`` records."""
     lines = (seeds / match["file"]).read_text().splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def match_events(match: dict[str, Any], seeds: Path = SEEDS) -> list[dict[str, Any]]:
+    return [r["event"] for r in match_records(match, seeds)]
 
 
 def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
@@ -49,13 +54,15 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
             leagues[lg["name"]] = league
     for m in data["matches"]:
         league = leagues[m["league"]]
-        events = match_events(m, seeds)
+        records = match_records(m, seeds)
+        events = [r["event"] for r in records]
         seat_users = [users[u] for u in m["seats"]]
         if _already_loaded(Game, league, m, seat_users, events):
             continue
         with transaction.atomic():
-            store.import_game(m["game"], m["options"], seat_users, events, league=league,
-                              created_by=None)
+            store.import_game(m["game"], m["options"],
+                              [{"kind": "user", "user": u} for u in seat_users], records,
+                              league=league, created_by=None)
         created["games"] += 1
     log(f"demo data: {created['players']} players, {created['leagues']} leagues, "
         f"{created['games']} games created ({len(data['matches'])} recorded matches in seeds/)")

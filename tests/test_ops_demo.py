@@ -1,0 +1,81 @@
+"""load_demo / ensure_admin management commands against the real (embedded or given) PostgreSQL."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from core import GAMES
+from core.api import Outcome
+from server.ops import demo
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _run(*args: str) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_load_demo_is_idempotent_and_games_replay_to_their_outcome() -> None:
+    from server.games import store
+    from server.games.models import Event, Game, League
+
+    data = demo.manifest()
+    text = _run("load_demo")
+    assert f"{len(data['matches'])} games created" in text
+    counts = (get_user_model().objects.count(), League.objects.count(), Game.objects.count(),
+              Event.objects.count())
+    assert counts[2] == len(data["matches"])
+    assert counts[3] == sum(m["events"] for m in data["matches"])
+    assert "0 players, 0 leagues, 0 games created" in _run("load_demo")
+    assert (get_user_model().objects.count(), League.objects.count(), Game.objects.count(),
+            Event.objects.count()) == counts
+
+    store.drop_cache()
+    for m in data["matches"]:
+        game = Game.objects.get(league__name=m["league"], kind=m["game"],
+                                seat_set__number=0,
+                                seat_set__user__username=m["seats"][0],
+                                options=m["options"],
+                                events__seq=m["events"])
+        assert [s.user.username for s in game.seat_set.order_by("number")] == m["seats"]
+        assert game.league is not None and game.league.kind == m["game"]
+        # Rebuilt from the stored log (cache dropped): the recorded outcome.
+        e = store.entry(game.pk)
+        assert e.seq == m["events"]
+        outcome = GAMES[m["game"]].outcome(e.state)
+        assert outcome == Outcome.from_json(m["outcome"])
+        assert game.status == Game.FINISHED and game.outcome == m["outcome"]
+        assert store.verify_chain(game.pk).ok
+        seats = [r[1] for r in store.records(game.pk)]
+        assert seats == [r["seat"] for r in demo.match_records(m)]
+
+
+def test_ensure_admin_creates_once_and_prints_the_same_login(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GAMENIGHT_VAR", str(tmp_path))
+    monkeypatch.delenv("GAMENIGHT_ADMIN_PASSWORD", raising=False)
+    first = _run("ensure_admin")
+    assert "admin login (created): username admin  password " in first
+    password = first.strip().rsplit(" ", 1)[1]
+    assert (tmp_path / "admin-password.txt").read_text().strip() == password
+    assert oct((tmp_path / "admin-password.txt").stat().st_mode & 0o777) == "0o600"
+    user = get_user_model().objects.get(username="admin")
+    assert user.is_superuser and user.is_staff and user.check_password(password)
+    again = _run("ensure_admin")
+    assert again.strip() == f"admin login (exists): username admin  password {password}"
+    assert get_user_model().objects.filter(username="admin").count() == 1
+    user.set_password("changed-by-hand")
+    user.save()
+    assert "already exists" in _run("ensure_admin")
+
+
+def test_manifest_matches_files() -> None:
+    for m in demo.manifest()["matches"]:
+        assert len(demo.match_events(m)) == m["events"]
+        json.dumps(m["options"])
