@@ -505,6 +505,8 @@ class TedokuGame(Game):
         else:
             placed = self._check_place(st, seat, cmd)
         events = [placed]
+        # RULES.md Tedoku: all placements are revealed together once everyone has acted;
+        # the next card is then flipped and the die rolled (chance drawn here, from rng).
         waiting = [s for s in range(st.seats) if not st.acted[s] and s != seat]
         if not waiting:
             events.append(self._reveal(st, seat, placed))
@@ -604,6 +606,8 @@ class TedokuGame(Game):
         if not st.over:
             return None
         totals = [st.totals(s)[4] for s in range(st.seats)]
+        # RULES.md Tedoku: solo shows the rulebook tier, judged on the total with bonus
+        # points; otherwise highest total, tie-break fewest empty squares, else shared win.
         if st.seats == 1:
             return Outcome([0], tier(totals[0])[0], totals)
         best = max(totals)
@@ -666,6 +670,8 @@ class TedokuGame(Game):
         return out
 
     def redact(self, event: Obj, viewer: int) -> Obj:
+        # RULES.md Tedoku: placements are secret until every player has placed or skipped;
+        # the deck order and the 7 removed cards are never shown to seats or spectators.
         if viewer == ALL:
             return event
         kind = event.get("type")
