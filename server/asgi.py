@@ -1,0 +1,40 @@
+"""ASGI entry point: HTTP (Django) and WebSockets (Channels) — ``daphne server.asgi:application``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+django_app = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from server.games.routing import websocket_urlpatterns  # noqa: E402
+from server.games.runtime import HUB  # noqa: E402
+
+router = ProtocolTypeRouter(
+    {
+        "http": django_app,
+        "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
+    }
+)
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Records the event loop (commits made in worker threads hand frames to it)."""
+    HUB.set_loop(asyncio.get_running_loop())
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    await router(scope, receive, send)

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
+
+from . import leagues
+from .models import Event, Game, League, Seat, Token
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+    fields = ("number", "kind", "user", "name", "bot_level", "claimed")
+    readonly_fields = ("number",)
+    can_delete = False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = ("id", "kind", "status", "code", "league", "created_at", "finished_at")
+    list_filter = ("kind", "status", "league")
+    search_fields = ("code",)
+    readonly_fields = ("kind", "options", "num_seats", "code", "created_at", "finished_at", "outcome",
+                       "status")
+    fields = ("kind", "options", "num_seats", "code", "status", "league", "created_by",
+              "created_at", "finished_at", "outcome")
+    inlines = [SeatInline]
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return False  # the log is permanent
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False  # games are created through the API (server.games.store.create_game)
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ("game", "seq", "type", "seat", "created_at")
+    list_filter = ("type",)
+    search_fields = ("game__id",)
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+class LeagueGameInline(admin.TabularInline):
+    model = Game
+    fk_name = "league"
+    extra = 0
+    fields = ("id", "kind", "status", "code", "finished_at", "outcome")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "member_count", "game_count")
+    filter_horizontal = ("members",)
+    readonly_fields = ("standings_table",)
+    fields = ("name", "kind", "members", "standings_table")
+    inlines = [LeagueGameInline]
+
+    @admin.display(description="members")
+    def member_count(self, obj: League) -> int:
+        return obj.members.count()
+
+    @admin.display(description="games")
+    def game_count(self, obj: League) -> int:
+        return obj.games.count()
+
+    @admin.display(description="standings")
+    def standings_table(self, obj: League) -> str:
+        if obj.pk is None:
+            return "-"
+        rows = leagues.standings(obj)
+        head = "<tr><th>#</th><th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>pts</th></tr>"
+        body = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            ((i, r["username"], r["played"], r["won"], r["drawn"], r["lost"], r["points"])
+             for i, r in enumerate(rows, start=1)),
+        )
+        return mark_safe(f"<table>{head}{body}</table>")  # noqa: S308 (body is escaped)
+
+
+@admin.register(Token)
+class TokenAdmin(admin.ModelAdmin):
+    list_display = ("user", "created_at")
+    readonly_fields = ("key", "created_at")

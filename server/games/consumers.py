@@ -1,0 +1,246 @@
+"""The game socket: /ws/games/<id>/ (protocol in docs/protocol.md).
+
+A connection says ``hello`` (seat + credentials, or spectator; the last seq it has), gets
+what it missed, then live frames, each redacted for its viewer. Commands go through
+:func:`server.games.store.submit` on the game's worker thread; the frames come from the hub
+after commit. Every frame a connection receives goes through one outbox, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from core.api import ALL, SPECTATOR, IllegalMoveError
+
+from . import runtime, store
+from .runtime import HUB, SHARDS
+
+log = logging.getLogger("server.games")
+
+
+def _err(code: str, reason: str, **extra: Any) -> str:
+    return json.dumps({"type": "error", "code": code, "reason": reason, **extra})
+
+
+def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any) -> dict[str, Any]:
+    """(worker thread) check the game and the credentials; seat info for presence."""
+    from .models import Game
+
+    g = Game.objects.filter(pk=game_id).values("id", "kind", "options", "status", "code",
+                                               "num_seats").first()
+    if g is None:
+        return {"error": ("not_found", f"no game {game_id}")}
+    if seat is not None:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < g["num_seats"]:
+            return {"error": ("wrong_seat", f"no seat {seat!r} at this table")}
+        user = store.user_for_token(token) if token else None
+        if not store.seat_holder_ok(game_id, seat, user=user, secret=secret):
+            return {"error": ("forbidden", f"these credentials do not hold seat {seat}")}
+    e = store.entry(game_id, fresh=True)
+    return {"game": g, "seats": runtime.seat_info(game_id), "finished": e.finished}
+
+
+class GameConsumer(AsyncWebsocketConsumer):
+    game_id: int
+    viewer: int = SPECTATOR
+    seat: int | None = None
+
+    async def connect(self) -> None:
+        HUB.set_loop(asyncio.get_running_loop())
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        self.joined = False
+        self.ready = False
+        self.sent_seq = 0
+        self.pending: list[tuple[int, int, str]] = []
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self.writer: asyncio.Task[None] | None = None
+        self.catching_up = False
+        self.max_frame = int(runtime.knob("MAX_FRAME", 65536))
+        await self.accept()
+        self.writer = asyncio.ensure_future(self._write())
+
+    async def _write(self) -> None:
+        while True:
+            text = await self.outbox.get()
+            if text is None:
+                return
+            try:
+                await self.send(text_data=text)
+            except Exception:
+                return
+
+    def push_text(self, text: str) -> None:
+        self.outbox.put_nowait(text)
+
+    def push_live(self, first: int, last: int, text: str) -> None:
+        """A committed batch of events ``first..last`` (event loop thread)."""
+        if not self.ready:
+            self.pending.append((first, last, text))
+            return
+        if last <= self.sent_seq:
+            return  # already sent (came in the catch-up)
+        if first > self.sent_seq + 1:  # a gap (another process appended): read the log
+            self.pending.append((first, last, text))
+            self._start_catch_up()
+            return
+        self.outbox.put_nowait(text)
+        self.sent_seq = last
+
+    def _start_catch_up(self) -> None:
+        if not self.catching_up:
+            self.ready = False
+            self.catching_up = True
+            asyncio.ensure_future(self._catch_up())
+
+    async def _catch_up(self) -> None:
+        try:
+            head, frames = await SHARDS.call(
+                self.game_id, runtime.catchup_frames, self.game_id, self.viewer, self.sent_seq
+            )
+            for last, text in frames:
+                self.outbox.put_nowait(text)
+                self.sent_seq = max(self.sent_seq, last)
+        except Exception:
+            log.exception("catch-up failed for game %s", self.game_id)
+            self.push_text(_err("server_error", "could not read the game log"))
+        finally:
+            self.catching_up = False
+            self.ready = True
+            pending, self.pending = self.pending, []
+            for first, last, text in pending:
+                self.push_live(first, last, text)
+
+    async def disconnect(self, code: int) -> None:
+        if self.joined:
+            HUB.leave(self.game_id, self)
+            HUB.send_presence(self.game_id)
+            layer = HUB.channel_layer()
+            if layer is not None:
+                await layer.group_discard(f"game-{self.game_id}", self.channel_name)
+        if self.writer is not None:
+            self.outbox.put_nowait(None)
+
+    # ---------------------------------------------------------------- receiving
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            if text_data is None:
+                self.push_text(_err("malformed", "binary frames are not supported; send JSON text"))
+                return
+            if len(text_data) > self.max_frame:
+                self.push_text(_err("too_large", f"frames are limited to {self.max_frame} bytes"))
+                await asyncio.sleep(0)
+                self.outbox.put_nowait(None)
+                if self.writer is not None:
+                    await self.writer
+                await self.close(code=1009)
+                return
+            try:
+                msg = json.loads(text_data)
+            except ValueError:
+                self.push_text(_err("malformed", "not JSON"))
+                return
+            if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+                self.push_text(_err("malformed", "a message is a JSON object with a string 'type'"))
+                return
+            kind = msg["type"]
+            if kind == "hello":
+                await self._hello(msg)
+            elif kind == "command":
+                await self._command(msg)
+            elif kind == "ping":
+                self.push_text(json.dumps({"type": "pong", "ref": msg.get("ref")}))
+            elif kind == "presence":
+                self.push_text(json.dumps(HUB.presence(self.game_id)) if self.joined
+                               else _err("not_joined", "say hello first"))
+            else:
+                self.push_text(_err("malformed", f"unknown message type {kind!r}"))
+        except Exception:
+            log.exception("error handling a frame in game %s", self.game_id)
+            self.push_text(_err("server_error", "the server could not handle that message"))
+
+    async def _hello(self, msg: dict[str, Any]) -> None:
+        if self.joined:
+            self.push_text(_err("already_joined", "this connection already said hello"))
+            return
+        last_seq = msg.get("last_seq", 0)
+        if last_seq is None:
+            last_seq = 0
+        if not isinstance(last_seq, int) or isinstance(last_seq, bool) or last_seq < 0:
+            self.push_text(_err("malformed", "last_seq must be a non-negative integer"))
+            return
+        seat = msg.get("seat")
+        info = await SHARDS.call(self.game_id, _hello_sync, self.game_id, seat,
+                                 msg.get("token"), msg.get("secret"))
+        if "error" in info:
+            code, reason = info["error"]
+            self.push_text(_err(code, reason))
+            return
+        self.seat = seat
+        self.viewer = ALL if info["finished"] else (seat if seat is not None else SPECTATOR)
+        self.sent_seq = last_seq
+        self.joined = True
+        room = HUB.join(self.game_id, self)
+        room.seats = info["seats"]
+        layer = HUB.channel_layer()
+        if layer is not None:
+            await layer.group_add(f"game-{self.game_id}", self.channel_name)
+        g = info["game"]
+        self.push_text(json.dumps({
+            "type": "welcome", "game": self.game_id, "kind": g["kind"], "options": g["options"],
+            "code": g["code"], "status": g["status"], "seat": seat, "viewer": self.viewer,
+            "seats": info["seats"],
+        }))
+        head, frames = await SHARDS.call(
+            self.game_id, runtime.catchup_frames, self.game_id, self.viewer, last_seq
+        )
+        if last_seq > head:
+            self.push_text(_err("malformed", f"last_seq {last_seq} is ahead of the game ({head}); "
+                                             "sending the whole log"))
+            self.sent_seq = 0
+            head, frames = await SHARDS.call(
+                self.game_id, runtime.catchup_frames, self.game_id, self.viewer, 0
+            )
+        for last, text in frames:
+            self.outbox.put_nowait(text)
+            self.sent_seq = max(self.sent_seq, last)
+        self.ready = True
+        pending, self.pending = self.pending, []
+        for first, last, text in pending:
+            self.push_live(first, last, text)
+        HUB.send_presence(self.game_id)
+        SHARDS.submit(self.game_id, runtime.BOTS.kick, self.game_id)
+
+    async def _command(self, msg: dict[str, Any]) -> None:
+        ref = msg.get("ref")
+        if not self.joined:
+            self.push_text(_err("not_joined", "say hello first", ref=ref))
+            return
+        if self.seat is None:
+            self.push_text(_err("forbidden", "spectators cannot send commands", ref=ref))
+            return
+        if "command" not in msg:
+            self.push_text(_err("malformed", "a command message has a 'command'", ref=ref))
+            return
+        try:
+            result = await SHARDS.call(self.game_id, store.submit, self.game_id, self.seat,
+                                       msg["command"], msg.get("expected_seq"))
+        except IllegalMoveError as exc:
+            self.push_text(json.dumps({"type": "error", **exc.to_json(), "ref": ref}))
+            return
+        if ref is not None:
+            self.push_text(json.dumps({"type": "ok", "ref": ref, "seq": result.seq}))
+
+    # ---------------------------------------------------------------- channel layer
+
+    async def game_notify(self, message: dict[str, Any]) -> None:
+        """Another process appended events (REDIS_URL): read them from the log."""
+        if message.get("origin") == runtime.PROCESS_ID or not self.joined:
+            return
+        if int(message.get("seq", 0)) > self.sent_seq:
+            self._start_catch_up()

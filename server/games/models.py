@@ -1,0 +1,130 @@
+"""Games, seats, the append-only event log, tokens and leagues.
+
+The event log is the truth: a game's state is ``fold(evolve, events)``. Rows of
+``games_event`` are never updated or deleted (a trigger refuses it, see migration 0002), and
+each row's ``hash`` chains it to the previous one (see :mod:`server.games.chain`).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+def new_join_code() -> str:
+    return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6))
+
+
+class League(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=20, help_text="teeko, tiku, tedoku or teka")
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="leagues")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class Game(models.Model):
+    OPEN = "open"
+    LIVE = "live"
+    FINISHED = "finished"
+    STATUSES = [(OPEN, "open: seats to fill"), (LIVE, "live"), (FINISHED, "finished")]
+
+    kind = models.CharField(max_length=20)
+    options = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=STATUSES, default=OPEN, db_index=True)
+    num_seats = models.PositiveSmallIntegerField()
+    code = models.CharField(max_length=8, unique=True, default=new_join_code)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.JSONField(null=True, blank=True)
+    league = models.ForeignKey(
+        League, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.status})"
+
+
+class Seat(models.Model):
+    OPEN = "open"  # anyone may take it (a registered user or a guest)
+    USER = "user"  # a registered user
+    GUEST = "guest"  # a guest with a name and a per-seat secret
+    BOT = "bot"
+    KINDS = [(OPEN, "open"), (USER, "user"), (GUEST, "guest"), (BOT, "bot")]
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seat_set")
+    number = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=8, choices=KINDS, default=OPEN)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+        related_name="seats",
+    )
+    name = models.CharField(max_length=60, blank=True)
+    secret = models.CharField(max_length=64, blank=True)
+    bot_level = models.CharField(max_length=20, blank=True)
+    # A user seat reserved for a named user who has not joined yet.
+    claimed = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="seat_unique")]
+
+    def __str__(self) -> str:
+        return f"seat {self.number} of game {self.game_id}: {self.kind} {self.name}"
+
+    @property
+    def filled(self) -> bool:
+        return self.kind == self.BOT or self.claimed
+
+
+class Event(models.Model):
+    """One event of a game's log. Append-only: UPDATE and DELETE are refused by a trigger."""
+
+    id = models.BigAutoField(primary_key=True)
+    game = models.ForeignKey(
+        Game, on_delete=models.DO_NOTHING, related_name="events", db_index=False
+    )
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=40)
+    payload = models.JSONField()
+    seat = models.SmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    hash = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["game", "seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_game_seq")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} #{self.seq} {self.type}"
+
+
+class Token(models.Model):
+    """API token of a registered user (``Authorization: Token <key>``)."""
+
+    key = models.CharField(max_length=40, primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tokens")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    @staticmethod
+    def new_key() -> str:
+        return secrets.token_hex(20)
+
+    def __str__(self) -> str:
+        return f"token of {self.user}"

@@ -1,0 +1,458 @@
+"""Per-process machinery between the store and the sockets.
+
+* :class:`Shards`: a few long-lived worker threads, each with its own persistent database
+  connection. Work for a game always runs on thread ``game_id % N``, so one game's commits
+  (and their broadcasts) keep their order while other games proceed on other threads.
+* :class:`Hub`: which sockets watch which game. After each commit (``transaction.on_commit``)
+  the committing thread builds one frame per distinct viewer (seat or spectator), redacted by
+  the core, and hands them to the event loop, which queues them on each socket. No channel
+  layer on the hot path; with ``REDIS_URL`` set, other processes are told too (channels_redis
+  group ``game-<id>``) and catch up from the log.
+* :class:`BotRunner`: bots think in a process pool (or threads), never on the event loop, and
+  submit through :func:`server.games.store.submit` like anyone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import itertools
+import json
+import logging
+import multiprocessing
+import os
+import queue
+import secrets
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection
+
+from core.api import ALL, SPECTATOR, IllegalMoveError, dumps
+
+from . import botworker, store
+
+log = logging.getLogger("server.games")
+
+PROCESS_ID = secrets.token_hex(6)
+CATCHUP_CHUNK = 500
+
+
+def knob(name: str, default: Any) -> Any:
+    return getattr(settings, "GAMENIGHT", {}).get(name, default)
+
+
+# --------------------------------------------------------------------------- shards
+
+
+class Shards:
+    def __init__(self, n: int) -> None:
+        self.n = max(1, n)
+        self.queues: list[queue.SimpleQueue[Any]] = []
+        self.threads: list[threading.Thread] = []
+        self.lock = threading.Lock()
+
+    def _start(self) -> None:
+        with self.lock:
+            if self.queues:
+                return
+            qs = [queue.SimpleQueue() for _ in range(self.n)]
+            for i, q in enumerate(qs):
+                t = threading.Thread(target=self._work, args=(q,), name=f"gamenight-db-{i}", daemon=True)
+                t.start()
+                self.threads.append(t)
+            self.queues = qs
+
+    @staticmethod
+    def _work(q: queue.SimpleQueue[Any]) -> None:
+        while True:
+            item = q.get()
+            if item is None:
+                return
+            fut, fn, args, kw = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                connection.close_if_unusable_or_obsolete()
+                try:
+                    res = fn(*args, **kw)
+                except (OperationalError, InterfaceError):
+                    # The server went away (restart): reconnect once and retry. A command is
+                    # safe to retry: its expected_seq makes a duplicate append fail as stale.
+                    connection.close()
+                    res = fn(*args, **kw)
+            except BaseException as exc:
+                fut.set_exception(exc)
+            else:
+                fut.set_result(res)
+
+    def submit(self, key: int, fn: Callable[..., Any], *args: Any, **kw: Any) -> concurrent.futures.Future[Any]:
+        if not self.queues:
+            self._start()
+        fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.queues[key % self.n].put((fut, fn, args, kw))
+        return fut
+
+    async def call(self, key: int, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        return await asyncio.wrap_future(self.submit(key, fn, *args, **kw))
+
+    def close_connections(self) -> None:
+        """Close every worker thread's database connection (tests; before dropping a db)."""
+        if not self.queues:
+            return
+        futs = [self.submit(i, connection.close) for i in range(self.n)]
+        concurrent.futures.wait(futs, timeout=10)
+
+
+SHARDS = Shards(int(knob("DB_SHARDS", 8)))
+
+
+# --------------------------------------------------------------------------- frames
+
+
+def events_frame(e: store.Entry, recs: list[store.Record], state: Any, viewer: int,
+                 with_view: bool = True) -> str:
+    frame: dict[str, Any] = {
+        "type": "events",
+        "game": e.game_id,
+        "from": recs[0][0] if recs else None,
+        "to": recs[-1][0] if recs else e.seq,
+        "events": store.redact_records(e, recs, viewer),
+    }
+    if with_view:
+        frame.update(store.viewer_view(e, state, viewer))
+    return json.dumps(frame, separators=(",", ":"))
+
+
+def catchup_frames(game_id: int, viewer: int, after: int) -> tuple[int, list[tuple[int, str]]]:
+    """(head seq, [(last seq, frame)]): everything after ``after`` for ``viewer``, in chunks,
+    the view of the head state on the last frame (always at least one frame)."""
+    e = store.entry(game_id, fresh=True)
+    with store.game_lock(game_id):
+        head, state, recs = e.seq, e.state, e.log[max(after, 0):e.seq]
+    out: list[tuple[int, str]] = []
+    for i in range(0, max(len(recs), 1), CATCHUP_CHUNK):
+        chunk = recs[i:i + CATCHUP_CHUNK]
+        last = i + CATCHUP_CHUNK >= len(recs)
+        out.append((chunk[-1][0] if chunk else head, events_frame(e, chunk, state, viewer, last)))
+    return head, out
+
+
+# --------------------------------------------------------------------------- hub
+
+
+class Room:
+    def __init__(self) -> None:
+        self.conns: set[Any] = set()
+        self.viewers: dict[int, int] = {}
+        self.seats: list[dict[str, Any]] = []
+        self.bot_seats: dict[int, str] = {}
+
+
+class Hub:
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.rooms: dict[int, Room] = {}
+        self.lock = threading.Lock()
+        self.layer: Any = None
+        self.layer_checked = False
+
+    def set_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.loop is not loop:
+            self.loop = loop
+
+    def live_loop(self) -> asyncio.AbstractEventLoop | None:
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return None
+        return loop
+
+    def channel_layer(self) -> Any:
+        if not self.layer_checked:
+            self.layer_checked = True
+            if os.environ.get("REDIS_URL"):
+                from channels.layers import get_channel_layer
+
+                self.layer = get_channel_layer()
+        return self.layer
+
+    # -- membership (event loop thread) --
+    def join(self, game_id: int, conn: Any) -> Room:
+        with self.lock:
+            room = self.rooms.setdefault(game_id, Room())
+            room.conns.add(conn)
+            room.viewers[conn.viewer] = room.viewers.get(conn.viewer, 0) + 1
+            return room
+
+    def leave(self, game_id: int, conn: Any) -> None:
+        with self.lock:
+            room = self.rooms.get(game_id)
+            if room is None or conn not in room.conns:
+                return
+            room.conns.discard(conn)
+            n = room.viewers.get(conn.viewer, 0) - 1
+            if n > 0:
+                room.viewers[conn.viewer] = n
+            else:
+                room.viewers.pop(conn.viewer, None)
+            if not room.conns:
+                self.rooms.pop(game_id, None)
+
+    def viewer_ids(self, game_id: int) -> list[int]:
+        with self.lock:
+            room = self.rooms.get(game_id)
+            return list(room.viewers) if room is not None else []
+
+    # -- after commit (committing thread) --
+    def on_batch(self, batch: store.Batch) -> None:
+        loop = self.live_loop()
+        viewers = self.viewer_ids(batch.game_id)
+        if loop is not None and viewers:
+            e = batch.entry
+            frames = {v: events_frame(e, batch.records, batch.state, v) for v in viewers}
+            final = None
+            if batch.outcome is not None:
+                final = json.dumps({
+                    "type": "finished", "game": batch.game_id, "seq": batch.seq,
+                    "outcome": batch.outcome.to_json(), "view": e.game.view(batch.state, ALL),
+                }, separators=(",", ":"))
+            loop.call_soon_threadsafe(self.deliver, batch, frames, final)
+        layer = self.channel_layer()
+        if layer is not None and loop is not None:
+            msg = {"type": "game.notify", "origin": PROCESS_ID, "seq": batch.seq}
+            asyncio.run_coroutine_threadsafe(layer.group_send(f"game-{batch.game_id}", msg), loop)
+        BOTS.after_batch(batch)
+
+    # -- event loop thread --
+    def deliver(self, batch: store.Batch, frames: dict[int, str], final: str | None) -> None:
+        room = self.rooms.get(batch.game_id)
+        if room is None:
+            return
+        for conn in list(room.conns):
+            text = frames.get(conn.viewer)
+            if text is None:
+                text = events_frame(batch.entry, batch.records, batch.state, conn.viewer)
+                frames[conn.viewer] = text
+            conn.push_live(batch.first_seq, batch.seq, text)
+            if final is not None:
+                conn.push_text(final)
+        if final is not None or batch.records[0][2].get("type") == "start":
+            self.send_presence(batch.game_id)
+
+    def broadcast(self, game_id: int, text: str) -> None:
+        room = self.rooms.get(game_id)
+        if room is not None:
+            for conn in list(room.conns):
+                conn.push_text(text)
+
+    def broadcast_threadsafe(self, game_id: int, text: str) -> None:
+        loop = self.live_loop()
+        if loop is not None:
+            loop.call_soon_threadsafe(self.broadcast, game_id, text)
+
+    def presence(self, game_id: int) -> dict[str, Any]:
+        room = self.rooms.get(game_id)
+        seats: list[dict[str, Any]] = []
+        spectators = 0
+        to_act: list[int] = []
+        if room is not None:
+            connected = {c.seat for c in room.conns if c.seat is not None}
+            spectators = sum(1 for c in room.conns if c.seat is None)
+            seats = [dict(s, connected=(s["seat"] in connected or s["kind"] == "bot")) for s in room.seats]
+        e = store._cache.get(game_id)
+        if e is not None:
+            to_act = e.game.to_act(e.state)
+        return {"type": "presence", "game": game_id, "seats": seats, "spectators": spectators,
+                "to_act": to_act}
+
+    def send_presence(self, game_id: int) -> None:
+        self.broadcast(game_id, json.dumps(self.presence(game_id), separators=(",", ":")))
+
+    def on_seats_changed(self, game_id: int) -> None:
+        """(committing thread) a seat was taken: reload seat info, tell the room."""
+        loop = self.live_loop()
+        if loop is None or game_id not in self.rooms:
+            return
+        info = seat_info(game_id)
+        loop.call_soon_threadsafe(self._set_seats, game_id, info)
+
+    def _set_seats(self, game_id: int, info: list[dict[str, Any]]) -> None:
+        room = self.rooms.get(game_id)
+        if room is not None:
+            room.seats = info
+            self.send_presence(game_id)
+
+
+def seat_info(game_id: int) -> list[dict[str, Any]]:
+    from .models import Seat
+
+    return [
+        {"seat": s.number, "kind": s.kind, "name": s.name, "taken": s.filled,
+         "bot_level": s.bot_level or None}
+        for s in Seat.objects.filter(game_id=game_id).order_by("number")
+    ]
+
+
+HUB = Hub()
+
+
+# --------------------------------------------------------------------------- bots
+
+
+class BotRunner:
+    """Starts a bot whenever a game waits for a bot seat; at most one job per (game, seat)."""
+
+    def __init__(self) -> None:
+        self.inflight: set[tuple[int, int]] = set()
+        self.jobs: dict[int, tuple[int, int]] = {}
+        self.job_ids = itertools.count(1)
+        self.pool: concurrent.futures.Executor | None = None
+        self.lock = threading.Lock()
+        self.bot_seats: dict[int, dict[int, str]] = {}
+        self.progress_queue: Any = None
+        self.enabled = True
+
+    def _seats(self, game_id: int) -> dict[int, str]:
+        seats = self.bot_seats.get(game_id)
+        if seats is None:
+            from .models import Seat
+
+            seats = {
+                s.number: s.bot_level or "random"
+                for s in Seat.objects.filter(game_id=game_id, kind=Seat.BOT)
+            }
+            self.bot_seats[game_id] = seats
+        return seats
+
+    def _executor(self) -> concurrent.futures.Executor:
+        with self.lock:
+            if self.pool is None:
+                workers = int(knob("BOT_WORKERS", 1))
+                if knob("BOT_POOL", "process") == "thread":
+                    botworker.set_sink(self._progress)
+                    self.pool = concurrent.futures.ThreadPoolExecutor(workers, "gamenight-bot")
+                else:
+                    ctx = multiprocessing.get_context("spawn")
+                    self.progress_queue = ctx.Queue()
+                    self.pool = concurrent.futures.ProcessPoolExecutor(
+                        workers, mp_context=ctx, initializer=botworker.init,
+                        initargs=(self.progress_queue,),
+                    )
+                    threading.Thread(target=self._read_progress, daemon=True,
+                                     name="gamenight-bot-progress").start()
+            return self.pool
+
+    def _read_progress(self) -> None:
+        q = self.progress_queue
+        while True:
+            try:
+                job, share = q.get()
+            except (EOFError, OSError):
+                return
+            self._progress(job, share)
+
+    def _progress(self, job: int, share: float) -> None:
+        where = self.jobs.get(job)
+        if where is not None:
+            game_id, seat = where
+            HUB.broadcast_threadsafe(game_id, json.dumps(
+                {"type": "bot", "game": game_id, "seat": seat, "progress": round(share, 3)}))
+
+    def after_batch(self, batch: store.Batch) -> None:
+        """(committing thread) start bots the game now waits for."""
+        if not self.enabled or batch.outcome is not None:
+            return
+        self._start_for(batch.game_id, batch.entry, batch.state, batch.seq)
+
+    def kick(self, game_id: int) -> None:
+        """(worker thread) look at the game's current state and start bots if needed."""
+        try:
+            e = store.entry(game_id, fresh=True)
+        except store.NotFound:
+            return
+        with store.game_lock(game_id):
+            state, seq = e.state, e.seq
+        if e.game.outcome(state) is None:
+            self._start_for(game_id, e, state, seq)
+
+    def _start_for(self, game_id: int, e: store.Entry, state: Any, seq: int) -> None:
+        bots = self._seats(game_id)
+        if not bots:
+            return
+        loop = HUB.live_loop()
+        if loop is None:
+            return
+        for seat in e.game.to_act(state):
+            if seat not in bots:
+                continue
+            with self.lock:
+                if (game_id, seat) in self.inflight:
+                    continue
+                self.inflight.add((game_id, seat))
+            view = e.game.view(state, seat)
+            loop.call_soon_threadsafe(self._launch, game_id, e.kind, seat, bots[seat], seq, view)
+
+    def _launch(self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any) -> None:
+        asyncio.ensure_future(self._run(game_id, kind, seat, level, seq, view))
+
+    async def _run(self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any) -> None:
+        job = next(self.job_ids)
+        self.jobs[job] = (game_id, seat)
+        again = False
+        try:
+            loop = asyncio.get_running_loop()
+            seed = secrets.randbits(64)
+            limit = float(knob("BOT_TIME_LIMIT", 10.0))
+            command = await loop.run_in_executor(
+                self._executor(), botworker.choose, kind, view, seat, level, seed, job, limit
+            )
+            if command is None:
+                return
+            result = await SHARDS.call(game_id, self._submit, game_id, seat, command, seq, dumps(view))
+            again = result == "rethink"
+        except IllegalMoveError as exc:
+            log.warning("bot %s/%s refused: %s %s", game_id, seat, exc.code, exc.reason)
+            again = exc.code == "stale"
+        except Exception:
+            log.exception("bot %s/%s failed", game_id, seat)
+        finally:
+            self.jobs.pop(job, None)
+            with self.lock:
+                self.inflight.discard((game_id, seat))
+        if again:
+            SHARDS.submit(game_id, self.kick, game_id)
+
+    @staticmethod
+    def _submit(game_id: int, seat: int, command: Any, seq: int, view_dump: str) -> str:
+        try:
+            store.submit(game_id, seat, command, seq)
+            return "ok"
+        except store.StaleError:
+            # Others acted meanwhile (Tedoku: everyone places at once). If what this bot
+            # sees is unchanged, its choice still stands: submit it at the current seq.
+            e = store.entry(game_id, fresh=True)
+            with store.game_lock(game_id):
+                state, now = e.state, e.seq
+                if seat in e.game.to_act(state) and dumps(e.game.view(state, seat)) == view_dump:
+                    store.submit(game_id, seat, command, now)
+                    return "ok"
+            return "rethink"
+
+    def shutdown(self) -> None:
+        with self.lock:
+            pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+BOTS = BotRunner()
+
+
+def install() -> None:
+    """Hook the hub into the store (called from AppConfig.ready)."""
+    if HUB.on_batch not in store.LISTENERS:
+        store.LISTENERS.append(HUB.on_batch)
+    if HUB.on_seats_changed not in store.SEAT_LISTENERS:
+        store.SEAT_LISTENERS.append(HUB.on_seats_changed)

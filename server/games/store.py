@@ -1,0 +1,669 @@
+"""The one way to create, join, play, import and read games (consumers, HTTP, bots, seeds).
+
+The event log in PostgreSQL is the truth. Appending checks the expected sequence number (a
+unique ``(game, seq)`` index makes a stale append fail cleanly); each event row carries a hash
+chaining it to the previous one. A per-process cache keeps ``(seq, state, log)`` per game so a
+move costs one ``decide`` + ``evolve`` + one INSERT; the cache can be dropped at any time
+(:func:`drop_cache`) and is rebuilt from the log on a miss.
+
+All functions here are synchronous (Django database access); async code runs them on the
+per-game worker threads of :mod:`server.games.runtime`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import secrets as _secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any
+
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+import core
+from core.api import ALL, Game as CoreGame, IllegalMoveError, OptionsError, dumps
+
+from .models import Game, League, Seat
+
+log = logging.getLogger("server.games")
+
+GENESIS = "0" * 64
+SNAPSHOT_EVERY = 256
+CACHE_SIZE = 4096
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class StaleError(IllegalMoveError):
+    """The command's expected sequence number is not the game's current one."""
+
+    def __init__(self, expected: Any, actual: int) -> None:
+        super().__init__("stale", f"expected_seq {expected!r} is stale: the game is at seq {actual}")
+        self.seq = actual
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "reason": self.reason, "seq": self.seq}
+
+
+class NotFound(LookupError):
+    pass
+
+
+class JoinError(ValueError):
+    pass
+
+
+# --------------------------------------------------------------------------- hash chain
+
+
+def chain_hash(prev: str, seq: int, seat: int | None, event: dict[str, Any]) -> str:
+    """sha256 of the previous hash + canonical JSON of the event record."""
+    body = dumps({"seq": seq, "seat": seat, "event": event})
+    return hashlib.sha256((prev + body).encode()).hexdigest()
+
+
+@dataclass
+class ChainReport:
+    ok: bool
+    events: int
+    bad_seq: int | None = None
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "events": self.events, "bad_seq": self.bad_seq, "reason": self.reason}
+
+
+def verify_chain(game_id: int) -> ChainReport:
+    """Recompute a game's hash chain from the database rows (never from the cache)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT seq, seat, type, payload::text, hash FROM games_event "
+            "WHERE game_id = %s ORDER BY seq",
+            [game_id],
+        )
+        rows = cur.fetchall()
+    prev = GENESIS
+    for i, (seq, seat, typ, payload, h) in enumerate(rows, start=1):
+        if seq != i:
+            return ChainReport(False, len(rows), i, f"sequence gap: expected {i}, found {seq}")
+        event = json.loads(payload)
+        if event.get("type") != typ:
+            return ChainReport(False, len(rows), seq, "type column differs from the payload")
+        want = chain_hash(prev, seq, seat, event)
+        if not hmac.compare_digest(want, h):
+            return ChainReport(False, len(rows), seq, "hash mismatch: event or chain edited")
+        prev = h
+    return ChainReport(True, len(rows))
+
+
+# --------------------------------------------------------------------------- cache
+
+
+Record = tuple[int, "int | None", dict[str, Any]]
+"""(seq, acting seat or None, event)"""
+
+
+@dataclass
+class Entry:
+    """Cached fold of one game's log. Only ever replaced/extended under the game's lock."""
+
+    game_id: int
+    kind: str
+    game: CoreGame
+    num_seats: int
+    seq: int
+    state: Any
+    last_hash: str
+    log: list[Record]
+    snapshots: dict[int, Any] = field(default_factory=dict)
+    finished: bool = False
+
+    def extend(self, records: list[Record], hashes: list[str], state: Any) -> None:
+        for rec in records:
+            self.log.append(rec)
+        self.seq = records[-1][0] if records else self.seq
+        self.state = state
+        if hashes:
+            self.last_hash = hashes[-1]
+        if self.seq // SNAPSHOT_EVERY > (self.seq - len(records)) // SNAPSHOT_EVERY:
+            self.snapshots[self.seq] = state
+
+
+_cache: OrderedDict[int, Entry] = OrderedDict()
+_cache_lock = threading.Lock()
+_game_locks: dict[int, threading.RLock] = {}
+
+
+def game_lock(game_id: int) -> threading.RLock:
+    lock = _game_locks.get(game_id)
+    if lock is None:
+        with _cache_lock:
+            lock = _game_locks.setdefault(game_id, threading.RLock())
+    return lock
+
+
+def drop_cache(game_id: int | None = None) -> None:
+    """Forget cached state (all games, or one); it is rebuilt from the log on the next use."""
+    with _cache_lock:
+        if game_id is None:
+            _cache.clear()
+        else:
+            _cache.pop(game_id, None)
+
+
+def _decode(payload: Any) -> dict[str, Any]:
+    return json.loads(payload) if isinstance(payload, (str, bytes)) else payload
+
+
+def _fetch_records(game_id: int, after: int) -> tuple[list[Record], list[str]]:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT seq, seat, payload::text, hash FROM games_event "
+            "WHERE game_id = %s AND seq > %s ORDER BY seq",
+            [game_id, after],
+        )
+        rows = cur.fetchall()
+    return [(r[0], r[1], json.loads(r[2])) for r in rows], [r[3] for r in rows]
+
+
+def _load(game_id: int) -> Entry:
+    with connection.cursor() as cur:
+        cur.execute("SELECT kind, num_seats, status FROM games_game WHERE id = %s", [game_id])
+        row = cur.fetchone()
+    if row is None:
+        raise NotFound(f"no game {game_id}")
+    kind, num_seats, status = row
+    game = core.GAMES[kind]
+    records, hashes = _fetch_records(game_id, 0)
+    state = game.initial()
+    snapshots: dict[int, Any] = {}
+    evolve = game.evolve
+    for seq, _seat, event in records:
+        state = evolve(state, event)
+        if seq % SNAPSHOT_EVERY == 0:
+            snapshots[seq] = state
+    entry = Entry(
+        game_id, kind, game, num_seats, records[-1][0] if records else 0, state,
+        hashes[-1] if hashes else GENESIS, records, snapshots,
+    )
+    entry.finished = game.outcome(state) is not None if records else False
+    return entry
+
+
+def entry(game_id: int, *, fresh: bool = False) -> Entry:
+    """The cached fold of a game (loaded on a miss). ``fresh`` also reads newer events that
+    another process may have appended."""
+    e = _cache.get(game_id)
+    if e is None:
+        with game_lock(game_id):
+            e = _cache.get(game_id)
+            if e is None:
+                e = _load(game_id)
+                with _cache_lock:
+                    _cache[game_id] = e
+                    while len(_cache) > CACHE_SIZE:
+                        _cache.popitem(last=False)
+                return e
+    if fresh and not e.finished:
+        with game_lock(game_id):
+            _refresh(e)
+    return e
+
+
+def _refresh(e: Entry) -> None:
+    records, hashes = _fetch_records(e.game_id, e.seq)
+    if records:
+        state = e.state
+        for _seq, _seat, event in records:
+            state = e.game.evolve(state, event)
+        e.extend(records, hashes, state)
+        e.finished = e.game.outcome(state) is not None
+
+
+# --------------------------------------------------------------------------- commit hooks
+
+
+@dataclass
+class Batch:
+    """Events just committed for one game (given to listeners after commit)."""
+
+    game_id: int
+    entry: Entry
+    records: list[Record]
+    state: Any
+    seq: int
+    outcome: Any
+
+    @property
+    def first_seq(self) -> int:
+        return self.records[0][0]
+
+
+LISTENERS: list[Callable[[Batch], None]] = []
+"""Called (in the committing thread) after each commit that appended events."""
+
+SEAT_LISTENERS: list[Callable[[int], None]] = []
+"""Called with a game id after its seats changed (join)."""
+
+
+def _notify(batch: Batch) -> None:
+    for fn in LISTENERS:
+        try:
+            fn(batch)
+        except Exception:  # a listener must never undo a committed move
+            log.exception("event listener failed")
+
+
+def _notify_seats(game_id: int) -> None:
+    for fn in SEAT_LISTENERS:
+        try:
+            fn(game_id)
+        except Exception:
+            log.exception("seat listener failed")
+
+
+# --------------------------------------------------------------------------- appending
+
+_INSERT_HEAD = "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash) VALUES "
+_INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s)"
+
+
+def _insert(game_id: int, records: list[Record], prev: str) -> list[str]:
+    hashes: list[str] = []
+    params: list[Any] = []
+    for seq, seat, event in records:
+        prev = chain_hash(prev, seq, seat, event)
+        hashes.append(prev)
+        params.extend((game_id, seq, event["type"], dumps(event), seat, prev))
+    sql = _INSERT_HEAD + ",".join([_INSERT_ROW] * len(records))
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+    return hashes
+
+
+def new_rng() -> Random:
+    return Random(_secrets.randbits(64))
+
+
+@dataclass
+class SubmitResult:
+    seq: int
+    records: list[Record]
+    outcome: Any
+
+
+def submit(
+    game_id: int, seat: int, command: Any, expected_seq: Any, rng: Random | None = None
+) -> SubmitResult:
+    """Apply ``command`` from ``seat`` (already authorised by the caller) if the game is at
+    ``expected_seq``. Appends the events in one transaction; listeners run after commit.
+    Raises :class:`IllegalMoveError` (incl. :class:`StaleError`, code ``stale``)."""
+    if not isinstance(expected_seq, int) or isinstance(expected_seq, bool):
+        raise IllegalMoveError("malformed", "expected_seq must be an integer")
+    with game_lock(game_id):
+        e = entry(game_id)
+        if expected_seq > e.seq and not e.finished:
+            _refresh(e)  # another process may have appended
+        if expected_seq != e.seq:
+            raise StaleError(expected_seq, e.seq)
+        game = e.game
+        events = game.decide(e.state, seat, command, rng or new_rng())
+        state = e.state
+        for ev in events:
+            state = game.evolve(state, ev)
+        records: list[Record] = [(e.seq + i, seat, ev) for i, ev in enumerate(events, start=1)]
+        outcome = game.outcome(state)
+        try:
+            with transaction.atomic():
+                hashes = _insert(game_id, records, e.last_hash)
+                if outcome is not None:
+                    _finish(game_id, outcome.to_json())
+                transaction.on_commit(
+                    lambda: _committed(e, records, hashes, state, outcome)
+                )
+        except IntegrityError:
+            drop_cache(game_id)
+            with connection.cursor() as cur:
+                cur.execute("SELECT coalesce(max(seq), 0) FROM games_event WHERE game_id = %s", [game_id])
+                actual = cur.fetchone()[0]
+            raise StaleError(expected_seq, actual) from None
+        except Exception:
+            drop_cache(game_id)
+            raise
+        return SubmitResult(records[-1][0], records, outcome)
+
+
+def _committed(e: Entry, records: list[Record], hashes: list[str], state: Any, outcome: Any) -> None:
+    with game_lock(e.game_id):
+        if e.seq == records[0][0] - 1:
+            e.extend(records, hashes, state)
+            e.finished = outcome is not None
+        else:  # the cache moved meanwhile: rebuild it from the log
+            drop_cache(e.game_id)
+    _notify(Batch(e.game_id, e, records, state, records[-1][0], outcome))
+
+
+def _finish(game_id: int, outcome: dict[str, Any]) -> None:
+    with connection.cursor() as cur:
+        cur.execute(
+            "UPDATE games_game SET status = %s, finished_at = now(), outcome = %s::jsonb "
+            "WHERE id = %s",
+            [Game.FINISHED, json.dumps(outcome), game_id],
+        )
+
+
+# --------------------------------------------------------------------------- creating
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _seat_rows(game: Game, specs: list[Any] | None, n: int) -> tuple[list[Seat], dict[int, str]]:
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    specs = list(specs or [])
+    if len(specs) > n:
+        raise OptionsError(f"{len(specs)} seats given but the table has {n}")
+    specs += [{"kind": Seat.OPEN}] * (n - len(specs))
+    rows: list[Seat] = []
+    guest_secrets: dict[int, str] = {}
+    for i, spec in enumerate(specs):
+        if isinstance(spec, str):
+            spec = {"kind": spec}
+        if not isinstance(spec, dict):
+            raise OptionsError(f"seat {i}: a seat is an object like {{'kind': 'open'}}")
+        kind = spec.get("kind", Seat.OPEN)
+        seat = Seat(game=game, number=i, kind=kind)
+        if kind == Seat.OPEN:
+            pass
+        elif kind == Seat.BOT:
+            seat.bot_level = bot_level(game.kind, spec.get("level"))
+            seat.name = str(spec.get("name") or f"Bot ({seat.bot_level})")[:60]
+            seat.claimed = True
+        elif kind == Seat.USER:
+            user = spec.get("user")
+            if user is None:
+                username = spec.get("username")
+                user = User.objects.filter(username=username).first() if isinstance(username, str) else None
+            if user is None:
+                raise OptionsError(f"seat {i}: unknown user {spec.get('username')!r}")
+            seat.user = user
+            seat.name = user.get_username()
+            seat.claimed = True
+        elif kind == Seat.GUEST:
+            name = spec.get("name") or f"Guest {i + 1}"
+            if not isinstance(name, str):
+                raise OptionsError(f"seat {i}: a guest name is a string")
+            secret = _secrets.token_urlsafe(16)
+            seat.name = name[:60]
+            seat.secret = hash_secret(secret)
+            seat.claimed = True
+            guest_secrets[i] = secret
+        else:
+            raise OptionsError(f"seat {i}: unknown seat kind {kind!r} (open, user, guest, bot)")
+        rows.append(seat)
+    return rows, guest_secrets
+
+
+def bot_levels(kind: str) -> list[str]:
+    try:
+        from core.ai.bots import LEVELS
+    except ImportError:
+        return ["random"]
+    return list(LEVELS.get(kind, ["random"]))
+
+
+def bot_level(kind: str, level: Any) -> str:
+    """A bot level name of ``kind``: a name from core.ai.bots.LEVELS, an index into that list,
+    or None (the default: the second level when there is one, else "random")."""
+    levels = bot_levels(kind)
+    if level is None:
+        return levels[1] if len(levels) > 1 else levels[0]
+    if isinstance(level, int) and not isinstance(level, bool):
+        return levels[max(0, min(level, len(levels) - 1))]
+    if isinstance(level, str) and level in levels:
+        return level
+    raise OptionsError(f"unknown bot level {level!r} for {kind}; one of {levels}")
+
+
+def _game_kind(kind: Any) -> CoreGame:
+    if not isinstance(kind, str) or kind not in core.GAMES:
+        raise OptionsError(f"unknown game kind {kind!r}; one of {sorted(core.GAMES)}")
+    return core.GAMES[kind]
+
+
+def _league(league: Any, kind: str) -> League | None:
+    if league is None:
+        return None
+    if not isinstance(league, League):
+        league = League.objects.filter(pk=league).first()
+        if league is None:
+            raise OptionsError("no such league")
+    if league.kind != kind:
+        raise OptionsError(f"league {league.name!r} plays {league.kind}, not {kind}")
+    return league
+
+
+def _new_code() -> str:
+    from .models import new_join_code
+
+    for _ in range(20):
+        code = new_join_code()
+        if not Game.objects.filter(code=code).exists():
+            return code
+    return new_join_code() + new_join_code()[:2]
+
+
+def _store_game(
+    kind: str, options: dict[str, Any], seats: list[Any] | None, records: list[Record],
+    state: Any, league: Any, created_by: Any,
+) -> tuple[Game, dict[int, str]]:
+    cg = core.GAMES[kind]
+    n = int(options["seats"])
+    outcome = cg.outcome(state) if records else None
+    with transaction.atomic():
+        game = Game(
+            kind=kind, options=options, num_seats=n, code=_new_code(),
+            league=_league(league, kind), created_by=created_by,
+        )
+        game.save()
+        rows, guest_secrets = _seat_rows(game, seats, n)
+        Seat.objects.bulk_create(rows)
+        status = Game.LIVE if all(s.filled for s in rows) else Game.OPEN
+        Game.objects.filter(pk=game.pk).update(status=status)
+        game.status = status
+        if records:
+            _insert(game.pk, records, GENESIS)
+        if outcome is not None:
+            _finish(game.pk, outcome.to_json())
+            game.refresh_from_db()
+        gid = game.pk
+        if records:
+            def after() -> None:
+                try:
+                    e = entry(gid)
+                except NotFound:
+                    return
+                _notify(Batch(gid, e, records, e.state, e.seq, outcome))
+
+            transaction.on_commit(after)
+    return game, guest_secrets
+
+
+def create_game(
+    kind: str, options: dict[str, Any] | None = None, seats: list[Any] | None = None,
+    league: Any = None, created_by: Any = None, rng: Random | None = None,
+) -> Game:
+    """Create a game and append its start events. ``seats``: one spec per seat, e.g.
+    ``{"kind": "open"}``, ``{"kind": "bot", "level": 2}``, ``{"kind": "user", "username": "ann"}``
+    or ``{"kind": "guest", "name": "Bob"}`` (missing seats are open). Guest secrets are on
+    ``game.guest_secrets`` ({seat: secret}). Raises OptionsError."""
+    cg = _game_kind(kind)
+    opts = cg.options(options if options is not None else {})
+    events = cg.start(opts, rng or new_rng())
+    records: list[Record] = [(i, None, ev) for i, ev in enumerate(events, start=1)]
+    state = cg.initial()
+    for ev in events:
+        state = cg.evolve(state, ev)
+    game, guest_secrets = _store_game(kind, opts, seats, records, state, league, created_by)
+    game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
+    return game
+
+
+def import_game(
+    kind: str, options: dict[str, Any] | None, seats: list[Any] | None,
+    events: Iterable[Any], league: Any = None, created_by: Any = None,
+) -> Game:
+    """Store a recorded log (with its hash chain). ``events`` are event objects, or records
+    ``{"seat": s, "event": {...}}`` as exported by the HTTP log endpoint. The log is checked by
+    folding it; the stored options are the start event's when ``options`` is None."""
+    cg = _game_kind(kind)
+    records: list[Record] = []
+    state = cg.initial()
+    for i, item in enumerate(events, start=1):
+        if isinstance(item, dict) and "event" in item and "type" not in item:
+            seat, ev = item.get("seat"), item["event"]
+        else:
+            seat, ev = None, item
+        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
+            raise OptionsError(f"event {i} is not an object with a type")
+        if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+            raise OptionsError(f"event {i}: seat must be an integer or null")
+        ev = json.loads(dumps(ev))
+        try:
+            state = cg.evolve(state, ev)
+        except Exception as exc:
+            raise OptionsError(f"event {i} does not apply: {exc}") from exc
+        records.append((i, seat, ev))
+    if not records or records[0][2]["type"] != "start":
+        raise OptionsError("a log begins with a start event")
+    if options is None:
+        options = records[0][2].get("options", {})
+    opts = cg.options(options)
+    game, guest_secrets = _store_game(kind, opts, seats, records, state, league, created_by)
+    game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
+    return game
+
+
+# --------------------------------------------------------------------------- seats
+
+
+def join_seat(
+    game_id: int, seat: int | None = None, user: Any = None, name: str | None = None
+) -> tuple[int, str | None]:
+    """Take an open seat (or the given one) as ``user`` or as a guest called ``name``.
+    Returns (seat number, guest secret or None). A user who already holds a seat (the asked
+    one, or any when none is asked) gets it back. Raises JoinError / NotFound."""
+    if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
+        raise JoinError("seat must be an integer")
+    authed = user is not None and getattr(user, "is_authenticated", False)
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None:
+            raise NotFound(f"no game {game_id}")
+        if game.status == Game.FINISHED:
+            raise JoinError("the game is over")
+        seats = list(game.seat_set.all())
+        if authed:
+            mine = [s for s in seats if s.user_id == user.pk and (seat is None or s.number == seat)]
+            if mine:
+                return mine[0].number, None
+        free = [s for s in seats if s.kind == Seat.OPEN and not s.claimed]
+        if seat is not None:
+            if not 0 <= seat < len(seats):
+                raise JoinError(f"no seat {seat} at this table")
+            free = [s for s in free if s.number == seat]
+            if not free:
+                raise JoinError(f"seat {seat} is taken")
+        if not free:
+            raise JoinError("no open seat")
+        s = free[0]
+        secret: str | None = None
+        if authed:
+            s.kind, s.user, s.name = Seat.USER, user, user.get_username()
+        else:
+            if name is not None and not isinstance(name, str):
+                raise JoinError("name must be a string")
+            secret = _secrets.token_urlsafe(16)
+            s.kind, s.name, s.secret = Seat.GUEST, (name or f"Guest {s.number + 1}")[:60], hash_secret(secret)
+        s.claimed = True
+        s.save()
+        if all(x.filled for x in seats):
+            Game.objects.filter(pk=game_id, status=Game.OPEN).update(status=Game.LIVE)
+        transaction.on_commit(lambda: _notify_seats(game_id))
+        return s.number, secret
+
+
+def seat_holder_ok(game_id: int, seat: int, user: Any = None, secret: str | None = None) -> bool:
+    """Whether these credentials hold ``seat`` (a user seat: that user; a guest seat: its
+    secret). Bot seats are never held by a client."""
+    s = Seat.objects.filter(game_id=game_id, number=seat).first()
+    if s is None or s.kind == Seat.BOT or not s.claimed:
+        return False
+    if s.kind == Seat.USER:
+        return user is not None and getattr(user, "is_authenticated", False) and s.user_id == user.pk
+    if s.kind == Seat.GUEST:
+        return isinstance(secret, str) and bool(s.secret) and hmac.compare_digest(
+            s.secret, hash_secret(secret)
+        )
+    return False
+
+
+def user_for_token(key: Any) -> Any:
+    from .models import Token
+
+    if not isinstance(key, str) or not key:
+        return None
+    t = Token.objects.select_related("user").filter(key=key).first()
+    return t.user if t is not None and t.user.is_active else None
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def records(game_id: int, after: int = 0, upto: int | None = None) -> list[Record]:
+    e = entry(game_id)
+    hi = e.seq if upto is None else min(upto, e.seq)
+    return e.log[max(after, 0):hi]
+
+
+def state_at(game_id: int, seq: int | None = None) -> tuple[Entry, int, Any]:
+    """(entry, seq, state after event ``seq``) — the latest state when seq is None."""
+    e = entry(game_id, fresh=True)
+    if seq is None or seq >= e.seq:
+        return e, e.seq, e.state
+    seq = max(seq, 0)
+    base = max((s for s in e.snapshots if s <= seq), default=0)
+    state = e.snapshots[base] if base else e.game.initial()
+    for _s, _seat, event in e.log[base:seq]:
+        state = e.game.evolve(state, event)
+    return e, seq, state
+
+
+def viewer_view(e: Entry, state: Any, viewer: int) -> dict[str, Any]:
+    """What ``viewer`` sees: view, who acts, legal commands (seats), outcome."""
+    g = e.game
+    out = g.outcome(state)
+    return {
+        "view": g.view(state, viewer),
+        "to_act": g.to_act(state),
+        "legal": g.legal_commands(state, viewer) if viewer >= 0 and out is None else [],
+        "outcome": out.to_json() if out is not None else None,
+    }
+
+
+def redact_records(e: Entry, recs: list[Record], viewer: int) -> list[dict[str, Any]]:
+    if viewer == ALL:
+        return [{"seq": s, "seat": seat, "event": ev} for s, seat, ev in recs]
+    red = e.game.redact
+    return [{"seq": s, "seat": seat, "event": red(ev, viewer)} for s, seat, ev in recs]

@@ -1,0 +1,311 @@
+"""JSON HTTP API (see docs/protocol.md). Token auth: ``Authorization: Token <key>``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.db.models import Max
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+import core
+from core.api import ALL, SPECTATOR, OptionsError, dumps
+
+from . import leagues, store
+from .models import Game, League, Token
+
+MAX_BODY = 1 << 20
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.code, self.reason = status, code, reason
+
+
+def error(status: int, code: str, reason: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "reason": reason}}, status=status)
+
+
+def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @csrf_exempt
+        @wraps(fn)
+        def view(request: HttpRequest, *args: Any, **kw: Any) -> HttpResponse:
+            if request.method not in methods:
+                return error(405, "method_not_allowed", f"use {' or '.join(methods)}")
+            request.api_user = token_user(request)  # type: ignore[attr-defined]
+            try:
+                out = fn(request, *args, **kw)
+            except ApiError as exc:
+                return error(exc.status, exc.code, exc.reason)
+            except store.NotFound as exc:
+                return error(404, "not_found", str(exc))
+            except (OptionsError, store.JoinError) as exc:
+                return error(400, "bad_request", str(exc))
+            if isinstance(out, HttpResponse):
+                return out
+            status = 201 if request.method == "POST" and fn.__name__ in ("games", "create") else 200
+            return JsonResponse(out, status=status, safe=False)
+
+        return view
+
+    return deco
+
+
+def token_user(request: HttpRequest) -> Any:
+    auth = request.headers.get("Authorization", "")
+    if auth.startswith("Token "):
+        return store.user_for_token(auth[6:].strip())
+    return None
+
+
+def body(request: HttpRequest) -> dict[str, Any]:
+    if len(request.body) > MAX_BODY:
+        raise ApiError(413, "too_large", "request body too large")
+    if not request.body:
+        return {}
+    try:
+        data = json.loads(request.body)
+    except ValueError:
+        raise ApiError(400, "malformed", "the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "malformed", "the body is a JSON object")
+    return data
+
+
+def iso(dt: Any) -> str | None:
+    return dt.isoformat() if dt is not None else None
+
+
+def game_json(g: Game, seq: int | None = None) -> dict[str, Any]:
+    if seq is None:
+        seq = g.events.aggregate(m=Max("seq"))["m"] or 0
+    return {
+        "id": g.pk,
+        "kind": g.kind,
+        "options": g.options,
+        "status": g.status,
+        "code": g.code,
+        "seats": [
+            {"seat": s.number, "kind": s.kind, "name": s.name, "taken": s.filled,
+             "bot_level": s.bot_level or None}
+            for s in g.seat_set.all()
+        ],
+        "seq": seq,
+        "created_at": iso(g.created_at),
+        "finished_at": iso(g.finished_at),
+        "outcome": g.outcome,
+        "league": g.league_id,
+        "ws": f"/ws/games/{g.pk}/",
+    }
+
+
+def get_game(game_id: int) -> Game:
+    g = Game.objects.filter(pk=game_id).first()
+    if g is None:
+        raise store.NotFound(f"no game {game_id}")
+    return g
+
+
+def viewer_of(request: HttpRequest, g: Game) -> int:
+    """ALL for a finished game; the seat when the request holds it; else SPECTATOR."""
+    if g.status == Game.FINISHED:
+        return ALL
+    seat = request.GET.get("seat")
+    if seat is None:
+        return SPECTATOR
+    try:
+        n = int(seat)
+    except ValueError:
+        raise ApiError(400, "malformed", "seat must be an integer") from None
+    secret = request.headers.get("X-Seat-Secret") or request.GET.get("secret")
+    if not store.seat_holder_ok(g.pk, n, user=request.api_user, secret=secret):  # type: ignore[attr-defined]
+        raise ApiError(403, "forbidden", f"these credentials do not hold seat {n}")
+    return n
+
+
+# ------------------------------------------------------------------------------ endpoints
+
+
+@api(("POST",))
+def login(request: HttpRequest) -> Any:
+    data = body(request)
+    user = authenticate(request, username=data.get("username"), password=data.get("password"))
+    if user is None or not user.is_active:
+        raise ApiError(401, "bad_credentials", "wrong username or password")
+    token = Token.objects.create(key=Token.new_key(), user=user)
+    return {"token": token.key, "username": user.get_username(), "user_id": user.pk}
+
+
+@api(("GET",))
+def me(request: HttpRequest) -> Any:
+    user = request.api_user  # type: ignore[attr-defined]
+    if user is None:
+        raise ApiError(401, "not_logged_in", "send Authorization: Token <key>")
+    return {"username": user.get_username(), "user_id": user.pk,
+            "leagues": [lg.pk for lg in user.leagues.all()]}
+
+
+@api(("GET",))
+def kinds(request: HttpRequest) -> Any:
+    out = []
+    for name, g in sorted(core.GAMES.items()):
+        try:
+            examples = g.example_options()
+            defaults = g.options({})
+        except NotImplementedError:
+            examples, defaults = [], None
+        out.append({"kind": name, "min_seats": g.min_seats, "max_seats": g.max_seats,
+                    "default_options": defaults, "example_options": examples,
+                    "bot_levels": store.bot_levels(name)})
+    return {"kinds": out}
+
+
+@api(("GET", "POST"))
+def games(request: HttpRequest) -> Any:
+    if request.method == "POST":
+        return create(request)
+    qs = Game.objects.all().select_related("league").prefetch_related("seat_set")
+    status = request.GET.get("status")
+    if status:
+        if status not in (Game.OPEN, Game.LIVE, Game.FINISHED):
+            raise ApiError(400, "malformed", "status is open, live or finished")
+        qs = qs.filter(status=status)
+    if request.GET.get("kind"):
+        qs = qs.filter(kind=request.GET["kind"])
+    if request.GET.get("league"):
+        qs = qs.filter(league_id=request.GET["league"])
+    try:
+        limit = max(1, min(int(request.GET.get("limit", "50")), 500))
+    except ValueError:
+        raise ApiError(400, "malformed", "limit must be an integer") from None
+    rows = list(qs.order_by("-id")[:limit])
+    from .models import Event
+
+    seqs = dict(
+        Event.objects.filter(game_id__in=[g.pk for g in rows]).values("game_id")
+        .annotate(m=Max("seq")).values_list("game_id", "m")
+    )
+    return {"games": [game_json(g, seqs.get(g.pk, 0)) for g in rows]}
+
+
+def create(request: HttpRequest) -> Any:
+    data = body(request)
+    user = request.api_user  # type: ignore[attr-defined]
+    game = store.create_game(
+        data.get("kind"), data.get("options") or {}, data.get("seats"),
+        league=data.get("league"), created_by=user,
+    )
+    out = game_json(get_game(game.pk))
+    out["guest_secrets"] = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
+    join = data.get("join")
+    if join is not None:
+        if not isinstance(join, dict):
+            raise ApiError(400, "malformed", "join is an object like {'seat': 0, 'name': 'Ann'}")
+        seat, secret = store.join_seat(game.pk, join.get("seat"), user=user, name=join.get("name"))
+        out["joined"] = {"seat": seat, "secret": secret}
+        out["seats"] = game_json(get_game(game.pk))["seats"]
+        out["status"] = get_game(game.pk).status
+    return out
+
+
+@api(("GET",))
+def game_detail(request: HttpRequest, game_id: int) -> Any:
+    return game_json(get_game(game_id))
+
+
+@api(("GET",))
+def game_by_code(request: HttpRequest, code: str) -> Any:
+    g = Game.objects.filter(code=code.upper()).first()
+    if g is None:
+        raise store.NotFound(f"no game with code {code}")
+    return game_json(g)
+
+
+def _join(request: HttpRequest, game_id: int) -> Any:
+    data = body(request)
+    seat, secret = store.join_seat(game_id, data.get("seat"), user=request.api_user,  # type: ignore[attr-defined]
+                                   name=data.get("name"))
+    return {"game": game_json(get_game(game_id)), "seat": seat, "secret": secret}
+
+
+@api(("POST",))
+def join(request: HttpRequest, game_id: int) -> Any:
+    return _join(request, game_id)
+
+
+@api(("POST",))
+def join_by_code(request: HttpRequest) -> Any:
+    data = body(request)
+    code = data.get("code")
+    g = Game.objects.filter(code=str(code).upper()).first() if isinstance(code, str) else None
+    if g is None:
+        raise store.NotFound(f"no game with code {code!r}")
+    return _join(request, g.pk)
+
+
+@api(("GET",))
+def state(request: HttpRequest, game_id: int) -> Any:
+    g = get_game(game_id)
+    viewer = viewer_of(request, g)
+    raw = request.GET.get("seq")
+    try:
+        seq = int(raw) if raw not in (None, "") else None
+    except ValueError:
+        raise ApiError(400, "malformed", "seq must be an integer") from None
+    e, at, st = store.state_at(game_id, seq)
+    out = {"game": game_id, "kind": g.kind, "seq": at, "head": e.seq, "viewer": viewer}
+    out.update(store.viewer_view(e, st, viewer))
+    if request.GET.get("events") in ("1", "true"):
+        out["events"] = store.redact_records(e, e.log[:at], viewer)
+    return out
+
+
+@api(("GET",))
+def export_log(request: HttpRequest, game_id: int) -> Any:
+    g = get_game(game_id)
+    viewer = viewer_of(request, g)
+    if viewer == ALL:
+        from .models import Event
+
+        rows = Event.objects.filter(game_id=game_id).order_by("seq").values_list(
+            "seq", "seat", "payload", "created_at", "hash")
+        lines = (dumps({"seq": s, "seat": seat, "event": ev, "time": iso(t), "hash": h}) + "\n"
+                 for s, seat, ev, t, h in rows.iterator())
+    else:
+        e = store.entry(game_id, fresh=True)
+        lines = (dumps(r) + "\n" for r in store.redact_records(e, list(e.log), viewer))
+    header = dumps({"game": g.pk, "kind": g.kind, "options": g.options, "status": g.status,
+                    "viewer": viewer, "outcome": g.outcome}) + "\n"
+    resp = StreamingHttpResponse(_chain([header], lines), content_type="application/x-ndjson")
+    resp["Content-Disposition"] = f'attachment; filename="{g.kind}-{g.pk}.jsonl"'
+    return resp
+
+
+def _chain(*parts: Any) -> Any:
+    for p in parts:
+        yield from p
+
+
+@api(("GET",))
+def verify(request: HttpRequest, game_id: int) -> Any:
+    get_game(game_id)
+    return store.verify_chain(game_id).to_json()
+
+
+@api(("GET",))
+def league_list(request: HttpRequest) -> Any:
+    return {"leagues": [leagues.league_json(lg) for lg in League.objects.prefetch_related("members")]}
+
+
+@api(("GET",))
+def league_detail(request: HttpRequest, league_id: int) -> Any:
+    lg = League.objects.filter(pk=league_id).first()
+    if lg is None:
+        raise store.NotFound(f"no league {league_id}")
+    return leagues.league_json(lg, detail=True)

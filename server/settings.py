@@ -1,0 +1,153 @@
+"""Django settings for the gamenight server.
+
+Database: ``server.dbconfig.database_settings`` when that module exists (it handles
+DATABASE_URL and the embedded PostgreSQL); otherwise DATABASE_URL or a local PostgreSQL at
+127.0.0.1:5432 (user postgres, trust, db postgres). ``GAMENIGHT_DB_JSON`` (a JSON object of
+Django database settings, used by the end-to-end tests to point daphne at the *test*
+database) overrides both.
+
+Channel layer: REDIS_URL set -> channels_redis; else in-memory (one process).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "gamenight-dev-insecure-key-change-me")
+DEBUG = os.environ.get("DJANGO_DEBUG", "") not in ("", "0")
+ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "server.games",
+    "server.ops",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "server.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+ASGI_APPLICATION = "server.asgi.application"
+WSGI_APPLICATION = None
+
+
+def _from_url(url: str) -> dict[str, object]:
+    u = urlparse(url)
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(u.path.lstrip("/")) or "postgres",
+        "USER": unquote(u.username or "postgres"),
+        "PASSWORD": unquote(u.password or ""),
+        "HOST": unquote(u.hostname or "") if u.hostname else "",
+        "PORT": str(u.port or ""),
+    }
+
+
+def _database() -> dict[str, object]:
+    raw = os.environ.get("GAMENIGHT_DB_JSON")
+    if raw:
+        db: dict[str, object] = {"ENGINE": "django.db.backends.postgresql", **json.loads(raw)}
+    else:
+        try:
+            from server.dbconfig import database_settings
+        except ImportError:
+            database_settings = None
+        if database_settings is not None:
+            db = dict(database_settings(BASE_DIR))
+        elif os.environ.get("DATABASE_URL"):
+            db = _from_url(os.environ["DATABASE_URL"])
+        else:
+            db = {
+                "ENGINE": "django.db.backends.postgresql",
+                "NAME": "postgres",
+                "USER": "postgres",
+                "PASSWORD": "",
+                "HOST": "127.0.0.1",
+                "PORT": "5432",
+            }
+    # Persistent connections: the hot path runs on a few long-lived worker threads.
+    db.setdefault("CONN_MAX_AGE", None)
+    db.setdefault("CONN_HEALTH_CHECKS", True)
+    return db
+
+
+DATABASES = {"default": _database()}
+
+if os.environ.get("REDIS_URL"):
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS: list[dict[str, str]] = []
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "server": {"handlers": ["console"], "level": os.environ.get("GAMENIGHT_LOG", "INFO")},
+    },
+}
+
+# gamenight server knobs (all optional).
+GAMENIGHT = {
+    # Worker threads for database work (games are sharded over them by id).
+    "DB_SHARDS": int(os.environ.get("GAMENIGHT_DB_SHARDS", "8")),
+    # "process" (default) or "thread": where bots think.
+    "BOT_POOL": os.environ.get("GAMENIGHT_BOT_POOL", "process"),
+    "BOT_WORKERS": int(os.environ.get("GAMENIGHT_BOT_WORKERS", str(max(1, (os.cpu_count() or 2) - 1)))),
+    # Hard cap on a bot's thinking time in seconds (should_stop turns true after it).
+    "BOT_TIME_LIMIT": float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "10")),
+    # Largest WebSocket text frame accepted from a client, in bytes.
+    "MAX_FRAME": int(os.environ.get("GAMENIGHT_MAX_FRAME", "65536")),
+}
