@@ -6,6 +6,7 @@ use. Ctrl-C (SIGINT) or SIGTERM stops daphne, then the embedded PostgreSQL (when
 client uses it); running it again keeps the data.
 
     python -m server.run [--port 8000] [--host 0.0.0.0] [--workers N] [--no-demo]
+    python -m server.run --setup-only [--no-demo]     # deployments: set up, then exit
 
 ``--workers N`` runs N daphne processes accepting on one shared listening socket; they share
 events through the Redis channel layer (``REDIS_URL`` is required for N > 1) and one
@@ -63,6 +64,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="daphne processes (more than 1 needs REDIS_URL)")
     p.add_argument("--no-demo", action="store_true", help="do not load the demo league")
     p.add_argument("--no-migrate", action="store_true", help="skip migrate (already done)")
+    p.add_argument("--setup-only", action="store_true",
+                   help="migrate, admin, demo (unless --no-demo), static files; then exit "
+                        "(deployments run this before starting daphne processes)")
     p.add_argument("--verbosity", type=int, default=1, help="daphne verbosity (0-2)")
     return p.parse_args(argv)
 
@@ -160,6 +164,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers > 1 and not os.environ.get("REDIS_URL", "").strip():
         raise SystemExit("--workers > 1 needs REDIS_URL (the processes share events through "
                          "Redis), e.g. REDIS_URL=redis://127.0.0.1:6379/0")
+    if args.setup_only:
+        try:
+            info = setup_django(args)
+            if info["password"] is not None:
+                say(f"admin login: {info['username']} / {info['password']}")
+            else:
+                say(f"admin login: {info['username']} (already exists)")
+        finally:
+            stop_database()
+        return 0
     listener = open_listener(args.host, args.port)  # fail early when the port is taken
     stopping = False
 

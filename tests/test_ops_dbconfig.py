@@ -77,8 +77,9 @@ import json, os, sys
 from pathlib import Path
 sys.path.insert(0, {root!r})
 from server import dbconfig
-info = dbconfig.ensure_embedded(Path(os.environ["GAMENIGHT_PGDATA"]))
-print(json.dumps({{"pid": info["pid"], "started": dbconfig.started_here(Path(os.environ["GAMENIGHT_PGDATA"]))}}))
+pgdata = Path(os.environ["GAMENIGHT_PGDATA"])
+info = dbconfig.ensure_embedded(pgdata)
+print(json.dumps({{"pid": info["pid"], "started": dbconfig.started_here(pgdata)}}))
 """
 
 
