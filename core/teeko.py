@@ -35,17 +35,25 @@ PLACE_PLIES: Final = 2 * PIECES
 COMMAND_TYPES: Final = "place, move, resign, offer_draw, accept_draw, decline_draw"
 
 
+SQUARE_NAMES: Final[list[str]] = [FILES[i % SIZE] + str(i // SIZE + 1) for i in range(CELLS)]
+"""``SQUARE_NAMES[i]`` is :func:`square_name` of ``i``."""
+_SQUARE_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(SQUARE_NAMES)}
+
+
 def square_name(i: int) -> str:
     """``0`` -> ``"a1"``, ``24`` -> ``"e5"``."""
     if not 0 <= i < CELLS:
         raise ValueError(f"no square with index {i}")
-    return FILES[i % SIZE] + str(i // SIZE + 1)
+    return SQUARE_NAMES[i]
 
 
 def parse_square(s: str) -> int:
     """``"a1"`` -> ``0``, ``"e5"`` -> ``24`` (case-insensitive). Raises ``ValueError``."""
     if not isinstance(s, str):
         raise ValueError(f"a square is a string like 'c3', not {s!r}")
+    i = _SQUARE_INDEX.get(s, -1)
+    if i >= 0:
+        return i
     t = s.strip().lower()
     if len(t) != 2 or t[0] not in FILES or t[1] not in "12345":
         raise ValueError(f"{s!r} is not a square: files a-e, ranks 1-5, e.g. 'c3'")
@@ -133,18 +141,37 @@ def pattern_masks(squares: str) -> list[int]:
 
 def mask_squares(mask: int) -> list[str]:
     """Names of the squares set in ``mask``, in index order."""
-    return [square_name(i) for i in range(CELLS) if mask >> i & 1]
+    names = SQUARE_NAMES
+    return [names[i] for i in range(CELLS) if mask >> i & 1]
+
+
+def _rank_tables() -> tuple[list[str], dict[str, int]]:
+    """Rank strings by ``white5 << 5 | black5`` and back (five squares of one rank)."""
+    names: list[str] = []
+    parse: dict[str, int] = {}
+    for code in range(1 << (2 * SIZE)):
+        w, b = code >> SIZE, code & ((1 << SIZE) - 1)
+        row = ""
+        for f in range(SIZE):
+            row += "W" if w >> f & 1 else "B" if b >> f & 1 else EMPTY_CHAR
+        names.append(row)
+        if not w & b:
+            parse[row] = code
+    return names, parse
+
+
+_RANK_NAMES, _RANK_CODES = _rank_tables()
+_RANK_MASK: Final = (1 << SIZE) - 1
 
 
 def board_ranks(white: int, black: int) -> list[str]:
     """Five strings, rank 5 first (the top row as printed), files a-e: ``W``, ``B``, ``.``."""
     rows: list[str] = []
     for r in range(SIZE - 1, -1, -1):
-        row = ""
-        for f in range(SIZE):
-            bit = _bit(f, r)
-            row += "W" if white & bit else "B" if black & bit else EMPTY_CHAR
-        rows.append(row)
+        shift = r * SIZE
+        rows.append(
+            _RANK_NAMES[(white >> shift & _RANK_MASK) << SIZE | black >> shift & _RANK_MASK]
+        )
     return rows
 
 
@@ -153,16 +180,12 @@ def _parse_ranks(rows: Any) -> tuple[int, int]:
         raise ValueError("board: five rank strings expected")
     white = black = 0
     for k, row in enumerate(rows):
-        if not isinstance(row, str) or len(row) != SIZE:
-            raise ValueError("board: each rank is five characters")
-        r = SIZE - 1 - k
-        for f, ch in enumerate(row):
-            if ch == "W":
-                white |= _bit(f, r)
-            elif ch == "B":
-                black |= _bit(f, r)
-            elif ch != EMPTY_CHAR:
-                raise ValueError(f"board: unexpected character {ch!r}")
+        code = _RANK_CODES.get(row, -1) if isinstance(row, str) else -1
+        if code < 0:
+            raise ValueError(f"board: {row!r} is not a rank (five of W, B, .)")
+        shift = (SIZE - 1 - k) * SIZE
+        white |= (code >> SIZE) << shift
+        black |= (code & _RANK_MASK) << shift
     return white, black
 
 
@@ -192,9 +215,10 @@ def parse_position(name: str) -> int:
 class TeekoState:
     """The whole state of a Teeko game. Treated as immutable: ``evolve`` makes a new one.
 
-    ``history`` may be shared between states (it is only ever appended to); a state owns
-    its first ``hist_len`` entries: the positions since the last placement, kept only with
-    the repetition rule.
+    ``history`` (position keys) and ``history_names`` (the same, as :func:`position_name`)
+    may be shared between states (they are only ever appended to); a state owns their first
+    ``hist_len`` entries: the positions since the last placement, kept only with the
+    repetition rule.
     """
 
     def __init__(self) -> None:
@@ -217,6 +241,7 @@ class TeekoState:
         self.reason: str = ""
         self.win_mask: int = 0
         self.history: list[int] = []
+        self.history_names: list[str] = []
         self.hist_len: int = 0
 
     def copy(self) -> TeekoState:
@@ -240,6 +265,7 @@ class TeekoState:
         s.reason = self.reason
         s.win_mask = self.win_mask
         s.history = self.history
+        s.history_names = self.history_names
         s.hist_len = self.hist_len
         return s
 
@@ -266,13 +292,17 @@ class TeekoState:
         return n
 
     def push_history(self, key: int, reset: bool) -> None:
+        name = position_name(key)
         if reset:
             self.history = [key]
+            self.history_names = [name]
             self.hist_len = 1
             return
         if len(self.history) != self.hist_len:  # shared with a later branch: copy our part
             self.history = self.history[: self.hist_len]
+            self.history_names = self.history_names[: self.hist_len]
         self.history.append(key)
+        self.history_names.append(name)
         self.hist_len += 1
 
 
@@ -544,18 +574,22 @@ class TeekoGame(Game):
         s: TeekoState = state
         occupied = s.white | s.black
         out: list[Obj] = []
+        names = SQUARE_NAMES
         if s.placing():
             for i in range(CELLS):
                 if not occupied >> i & 1:
-                    out.append({"type": "place", "to": square_name(i)})
+                    out.append({"type": "place", "to": names[i]})
             return out
         mine = s.pieces(s.turn)
         for i in range(CELLS):
             if mine >> i & 1:
                 targets = NEIGHBOURS[i] & ~occupied
-                for j in range(CELLS):
-                    if targets >> j & 1:
-                        out.append({"type": "move", "from": square_name(i), "to": square_name(j)})
+                while targets:
+                    low = targets & -targets
+                    targets ^= low
+                    out.append(
+                        {"type": "move", "from": names[i], "to": names[low.bit_length() - 1]}
+                    )
         return out
 
     def outcome(self, state: Any) -> Outcome | None:
@@ -593,7 +627,7 @@ class TeekoGame(Game):
             "draw_offer": s.draw_offer if s.draw_offer != NO_SEAT else None,
             "outcome": outcome.to_json() if outcome is not None else None,
             "winning_squares": mask_squares(s.win_mask) if s.win_mask else None,
-            "history": [position_name(s.history[k]) for k in range(s.hist_len)],
+            "history": s.history_names[: s.hist_len],
         }
 
     def redact(self, event: Obj, viewer: int) -> Obj:
@@ -637,6 +671,7 @@ class TeekoGame(Game):
             for name in squares:
                 s.win_mask |= 1 << parse_square(name)
         s.history = [parse_position(p) for p in view.get("history", [])]
+        s.history_names = [position_name(k) for k in s.history]
         s.hist_len = len(s.history)
         return s
 
