@@ -104,6 +104,13 @@ def _database() -> dict[str, object]:
     # Persistent connections: the hot path runs on a few long-lived worker threads.
     db.setdefault("CONN_MAX_AGE", None)
     db.setdefault("CONN_HEALTH_CHECKS", True)
+    # Optional: GAMENIGHT_SYNC_COMMIT=off trades the last few ms of moves on a power cut for
+    # throughput (moves are still committed before they are broadcast).
+    sync = os.environ.get("GAMENIGHT_SYNC_COMMIT")
+    if sync:
+        opts = dict(db.get("OPTIONS") or {})  # type: ignore[call-overload]
+        opts["options"] = (str(opts.get("options", "")) + f" -c synchronous_commit={sync}").strip()
+        db["OPTIONS"] = opts
     return db
 
 
@@ -142,10 +149,12 @@ LOGGING = {
 # gamenight server knobs (all optional).
 GAMENIGHT = {
     # Worker threads for database work (games are sharded over them by id).
-    "DB_SHARDS": int(os.environ.get("GAMENIGHT_DB_SHARDS", "8")),
+    "DB_SHARDS": int(os.environ.get("GAMENIGHT_DB_SHARDS", "16")),
     # "process" (default) or "thread": where bots think.
     "BOT_POOL": os.environ.get("GAMENIGHT_BOT_POOL", "process"),
-    "BOT_WORKERS": int(os.environ.get("GAMENIGHT_BOT_WORKERS", str(max(1, (os.cpu_count() or 2) - 1)))),
+    "BOT_WORKERS": int(
+        os.environ.get("GAMENIGHT_BOT_WORKERS", str(max(1, (os.cpu_count() or 2) - 1)))
+    ),
     # Hard cap on a bot's thinking time in seconds (should_stop turns true after it).
     "BOT_TIME_LIMIT": float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "10")),
     # Largest WebSocket text frame accepted from a client, in bytes.
