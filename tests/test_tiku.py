@@ -126,7 +126,7 @@ def test_options_defaults_and_errors() -> None:
         "move_cap": 0,
     }
     assert GAME.options({"points": True, "target": 7})["target"] == 7
-    for bad in (
+    bad_options: list[Any] = [
         {"seats": 3},
         {"points": 1},
         {"target": 0},
@@ -136,9 +136,10 @@ def test_options_defaults_and_errors() -> None:
         {"move_cap": -1},
         {"colour": "red"},
         [],
-    ):
+    ]
+    for bad in bad_options:
         with pytest.raises(OptionsError):
-            GAME.options(bad)  # type: ignore[arg-type]
+            GAME.options(bad)
     assert len(GAME.example_options()) == 4
 
 
@@ -649,7 +650,8 @@ def test_diagonal_lays_discs_and_returns_like_orthogonal() -> None:
 
 def test_illegal_moves_refused_with_nothing_changed() -> None:
     state = position(["......", "BBBBBB", "......", "b.....", "WWWWWW", "......"], turn=0)
-    for junk in (None, 7, "move", [], {}, {"type": 1}, {"type": "jump"}):
+    junks: list[Any] = [None, 7, "move", [], {}, {"type": 1}, {"type": "jump"}]
+    for junk in junks:
         refused(state, 0, junk, "malformed")
     refused(state, 0, {"type": "move", "from": "b2"}, "malformed")
     refused(state, 0, {"type": "move", "from": "b2", "to": "g9"}, "malformed")
