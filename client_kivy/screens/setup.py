@@ -6,7 +6,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
@@ -21,8 +21,24 @@ class SeatRow(BoxLayout):
     label = StringProperty("")
     name = StringProperty("")
     kind = StringProperty("human")
-    level = NumericProperty(2)
+    level = StringProperty("")
     group = StringProperty("")
+
+    def build(self, levels: list[str]) -> None:
+        box = self.ids.kinds
+        box.clear_widgets()
+        choices = [("human", "", "Person")] + [("bot", lv, lv.capitalize()) for lv in levels]
+        for kind, level, text in choices:
+            down = self.kind == kind and (kind == "human" or self.level == level)
+            t = GToggle(text=text, group=self.group, state="down" if down else "normal",
+                        value=level)
+            t.bind(on_press=lambda _w, k=kind, lv=level: self.choose(k, lv))
+            box.add_widget(t)
+
+    def choose(self, kind: str, level: str) -> None:
+        self.kind = kind
+        if level:
+            self.level = level
 
 
 class SetupScreen(Screen):
@@ -84,7 +100,8 @@ class SetupScreen(Screen):
         self.rows = []
         for i, p in enumerate(players):
             row = SeatRow(label=seat_title(self.game, i), name=p["name"], kind=p["kind"],
-                          level=p.get("level", 2), group=f"seat-{self.game}-{i}-{id(self)}")
+                          level=str(p.get("level", "")), group=f"seat-{self.game}-{i}")
+            row.build(opts.bot_levels(self.game))
             self.rows.append(row)
             box.add_widget(row)
 
@@ -93,7 +110,7 @@ class SetupScreen(Screen):
         for i, r in enumerate(self.rows):
             name = r.name.strip() or (seat_title(self.game, i) if r.kind == "human"
                                       else f"Bot {i + 1}")
-            out.append({"name": name, "kind": r.kind, "level": int(r.level)})
+            out.append({"name": name, "kind": r.kind, "level": r.level})
         return out
 
     def change_seats(self, delta: int) -> None:
@@ -101,7 +118,8 @@ class SetupScreen(Screen):
         players = self.players()
         n = max(lo, min(hi, len(players) + delta))
         while len(players) < n:
-            players.append({"name": f"Player {len(players) + 1}", "kind": "human", "level": 2})
+            players.append({"name": f"Player {len(players) + 1}", "kind": "human",
+                            "level": opts.default_level(self.game)})
         self.set_players(players[:n])
 
     def start_game(self) -> None:

@@ -35,12 +35,31 @@ def seat_range(game: str) -> tuple[int, int]:
     return g.min_seats, g.max_seats
 
 
+def bot_levels(game: str) -> list[str]:
+    """Bot levels offered for ``game``, weakest first ("random" only when nothing else)."""
+    try:
+        from core.ai.bots import LEVELS
+
+        levels = list(LEVELS.get(game, ["random"]))
+    except ImportError:
+        levels = ["random"]
+    real = [lv for lv in levels if lv != "random"]
+    return real or levels
+
+
+def default_level(game: str) -> str:
+    levels = bot_levels(game)
+    return levels[min(1, len(levels) - 1)]
+
+
 def default_players(game: str, count: int | None = None, name: str = "") -> list[Obj]:
     lo, _hi = seat_range(game)
     n = count or lo
-    players: list[Obj] = [{"name": name or "You", "kind": "human", "level": 2}]
+    level = default_level(game)
+    players: list[Obj] = [{"name": name or "You", "kind": "human", "level": level}]
     for i in range(1, n):
-        players.append({"name": f"Bot {i}" if n > 2 else "Computer", "kind": "bot", "level": 2})
+        players.append({"name": f"Bot {i}" if n > 2 else "Computer", "kind": "bot",
+                        "level": level})
     return players
 
 

@@ -33,13 +33,17 @@ def seat_label(game: str, seat: int) -> str:
     return f"Seat {seat + 1}"
 
 
-def make_bot(game: str, level: int) -> Any:
-    """The core bot for ``game`` at ``level``; a random mover if the bots are not there yet."""
+def make_bot(game: str, level: Any) -> Any:
+    """The core bot for ``game`` at ``level``; a random mover if that level is not there."""
     try:
+        from core.ai.bots import LEVELS
         from core.ai.bots import make_bot as core_make_bot
 
-        return core_make_bot(game, level)
-    except Exception:  # noqa: BLE001 - bots module missing or game not covered yet
+        levels = LEVELS.get(game, ["random"])
+        if level not in levels:
+            level = levels[min(len(levels) - 1, 2)] if isinstance(level, int) else "random"
+        return core_make_bot(game, str(level))
+    except (ImportError, ValueError, KeyError):
         return RandomBot(game)
 
 
@@ -112,7 +116,8 @@ class Session:
             p = self.players[seat]
             name = p.get("name") or seat_label(self.game_name, seat)
             if p.get("kind") == "bot":
-                return f"{name} (bot {p.get('level', '')})".replace(" )", ")")
+                level = str(p.get("level", "")).replace("random", "")
+                return f"{name} (bot{' ' + level if level else ''})"
             return str(name)
         return seat_label(self.game_name, seat)
 
@@ -316,8 +321,7 @@ class LocalSession(Session):
 
     def _bot_choose(self, seat: int, view: Obj | None, rng: Random | None = None,
                     gen: int = 0) -> Obj:
-        level = int(self.players[seat].get("level", 1) or 1)
-        bot = make_bot(self.game_name, level)
+        bot = make_bot(self.game_name, self.players[seat].get("level", "random"))
         if view is None:
             view = self.game.view(self.state, seat)
 

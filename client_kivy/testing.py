@@ -1,0 +1,138 @@
+"""Headless driving of the app for tests and tools/screenshots.py.
+
+Call :func:`headless` before anything imports Kivy: it selects the offscreen SDL driver, a
+private KIVY_HOME and no log file. Then :func:`start_app` builds the app in the current process
+(no main loop: :func:`pump` runs frames) and :func:`tap` presses a widget like a finger.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def headless(width: int = 1280, height: int = 800) -> None:
+    os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+    os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("KIVY_NO_FILELOG", "1")
+    os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    if "KIVY_HOME" not in os.environ:
+        os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="kivyhome-")
+    from kivy.config import Config
+
+    Config.set("graphics", "width", str(width))
+    Config.set("graphics", "height", str(height))
+    Config.set("input", "mouse", "")  # no mouse provider: touches come from the tests
+    Config.set("kivy", "exit_on_escape", "0")
+
+
+_app: Any = None
+
+
+def start_app(data_dir: str | None = None) -> Any:
+    """The app, built once per process (Kivy has one window)."""
+    global _app
+    from kivy.base import EventLoop
+
+    from client_kivy.app import GamenightApp
+
+    if _app is None:
+        _app = GamenightApp(data_dir=data_dir or tempfile.mkdtemp(prefix="gamenight-client-"))
+        _app._run_prepare()
+        EventLoop.ensure_window()
+        pump(3)
+    return _app
+
+
+def set_size(width: int, height: int) -> None:
+    from kivy.core.window import Window
+
+    Window.size = (width, height)
+    pump(4)
+
+
+def pump(frames: int = 1) -> None:
+    from kivy.base import EventLoop
+
+    for _ in range(frames):
+        EventLoop.idle()
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        pump(1)
+        if cond():
+            return True
+        time.sleep(0.005)
+    return cond()
+
+
+def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
+    """Press and release a finger on ``widget`` (its centre, or the point x, y given in the
+    widget's ``pos`` frame). The touch goes through the window like a real one; inside a
+    ScrollView (which delays and re-targets still touches) it is dispatched to the widget."""
+    from kivy.tests.common import UnitTestTouch
+
+    if x is None or y is None:
+        x, y = widget.center_x, widget.center_y
+    if _in_scrollview(widget):
+        wx, wy = window_point(widget, x, y)
+        touch = UnitTestTouch(wx, wy)
+        touch.pos = touch.x, touch.y = (x, y)
+        widget.dispatch("on_touch_down", touch)
+        pump(1)
+        touch.grab_current = widget if widget in [r() for r in touch.grab_list] else None
+        widget.dispatch("on_touch_up", touch)
+        touch.grab_current = None
+        pump(2)
+        return
+    wx, wy = window_point(widget, x, y)
+    touch = UnitTestTouch(wx, wy)
+    touch.touch_down()
+    pump(1)
+    touch.touch_up()
+    pump(2)
+
+
+def window_point(widget: Any, x: float, y: float) -> tuple[float, float]:
+    """Window coordinates of a point given in ``widget``'s parent coordinates (its ``pos``
+    frame), counting ScrollView offsets, which ``to_window`` leaves out."""
+    from kivy.uix.scrollview import ScrollView
+
+    p = widget.parent
+    while p is not None and p is not p.parent:
+        if isinstance(p, ScrollView):
+            tx, ty = p.g_translate.xy
+            x, y = x + tx, y + ty
+        else:
+            x, y = p.to_parent(x, y)
+        p = p.parent
+    return x, y
+
+
+def _in_scrollview(widget: Any) -> bool:
+    from kivy.uix.scrollview import ScrollView
+
+    w = widget.parent
+    while w is not None and w is not w.parent:
+        if isinstance(w, ScrollView):
+            return True
+        w = w.parent
+    return False
+
+
+def screenshot(path: str) -> str:
+    """Write the window to ``path`` (a PNG) and return it."""
+    from kivy.core.window import Window
+
+    pump(2)
+    base, ext = os.path.splitext(path)
+    tmp = Window.screenshot(name=base + ".tmp" + ext)
+    # Window.screenshot appends a counter; move it to the wanted name.
+    if tmp and os.path.exists(tmp):
+        os.replace(tmp, path)
+    return path

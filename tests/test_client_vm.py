@@ -1,0 +1,136 @@
+"""Client view models without a window: local sessions, Teeko taps, replay, store, settings."""
+
+from __future__ import annotations
+
+from random import Random
+
+import pytest
+
+import core
+from client_kivy.vm.session import LocalSession, ReplayModel
+from client_kivy.vm.settings import Settings
+from client_kivy.vm.store import LocalStore
+from client_kivy.vm.teeko import TeekoModel
+
+HUMAN = {"name": "Ann", "kind": "human", "level": ""}
+BOT = {"name": "Computer", "kind": "bot", "level": "random"}
+
+
+def test_settings_remembered(tmp_path):
+    s = Settings(str(tmp_path))
+    s.set("server", "http://192.168.1.5:8000")
+    s.set("name", "Ann")
+    again = Settings(str(tmp_path))
+    assert again.get("server") == "http://192.168.1.5:8000"
+    assert again.get("name") == "Ann"
+
+
+def test_teeko_taps_place_then_move():
+    game = core.GAMES["teeko"]
+    s = LocalSession("teeko", [HUMAN, dict(HUMAN, name="Bob")], seed=1)
+    m = TeekoModel()
+    squares = ["a1", "e5", "b1", "d4", "c1", "c5", "a3", "e3"]
+    for sq in squares:
+        m.update(s.view, s.legal)
+        assert sq in m.targets()
+        cmd = m.tap(sq)
+        assert cmd == {"type": "place", "to": sq}
+        assert s.send(cmd)
+    assert s.view["phase"] == "move"
+    m.update(s.view, s.legal)
+    assert m.targets() == set()  # nothing selected yet
+    assert m.tap("a3") is None and m.selected == "a3"
+    assert m.targets() == {"a2", "a4", "b2", "b3", "b4"}
+    assert m.tap("e1") is None and m.selected is None  # not a target: deselect
+    m.tap("a3")
+    cmd = m.tap("b2")
+    assert cmd == {"type": "move", "from": "a3", "to": "b2"}
+    assert s.send(cmd)
+    assert sorted(s.view["pieces"][0]) == ["a1", "b1", "b2", "c1"]
+    assert s.to_act == [1] and s.viewer == 1  # pass-and-play: the view follows the turn
+    assert not s.send({"type": "move", "from": "e5", "to": "c3"})  # not adjacent
+    assert s.message.startswith("Refused")
+    assert game.outcome(s.state) is None
+
+
+def test_refused_command_message_and_no_change():
+    s = LocalSession("teeko", [HUMAN, dict(HUMAN, name="Bob")], seed=1)
+    before = len(s.events)
+    assert s.send({"type": "place", "to": "c3"})
+    assert not s.send({"type": "place", "to": "c3"})
+    assert s.message.startswith("Refused")
+    assert len(s.events) == before + 1
+
+
+def test_bot_plays_sync_and_game_ends_with_winning_squares(tmp_path):
+    store = LocalStore(str(tmp_path))
+    s = LocalSession("teeko", [HUMAN, BOT], {"move_cap": 60}, store=store, seed=5)
+    rng = Random(2)
+    while s.outcome is None:
+        assert s.to_act == [0] and s.my_turn
+        moves = [c for c in s.legal if c["type"] in ("place", "move")]
+        assert s.send(rng.choice(moves))
+    assert s.outcome["reason"] in ("pattern", "move_cap")
+    if s.outcome["reason"] == "pattern":
+        assert len(s.view["winning_squares"]) == 4
+    rec = store.list()[0]
+    assert rec["finished"] and rec["game"] == "teeko"
+    # the stored log replays to the same end
+    full = store.load(rec["id"])
+    replay = ReplayModel("teeko", full["events"], full["players"])
+    replay.seek(replay.length)
+    assert replay.outcome() == s.outcome
+    assert replay.view["board"] == core.GAMES["teeko"].view(s.state, -2)["board"]
+
+
+def test_resume_from_store(tmp_path):
+    store = LocalStore(str(tmp_path))
+    s = LocalSession("teeko", [HUMAN, BOT], store=store, seed=9)
+    s.send({"type": "place", "to": "c3"})
+    rec = store.load(store.list()[0]["id"])
+    again = LocalSession("teeko", rec["players"], record=rec, store=store)
+    assert again.view["board"] == s.view["board"]
+    assert again.to_act == [0] and again.legal
+
+
+def test_replay_scrub():
+    s = LocalSession("teeko", [HUMAN, dict(HUMAN, name="Bob")], seed=1)
+    for sq in ["a1", "e5", "b1", "d5"]:
+        s.send({"type": "place", "to": sq})
+    r = ReplayModel("teeko", s.events)
+    assert r.length == 5
+    r.seek(3)
+    assert r.view["pieces"] == [["a1"], ["e5"]]
+    r.step(-1)
+    assert r.view["pieces"] == [["a1"], []]
+    r.seek(99)
+    assert r.index == 5
+    assert "d5" in r.view["pieces"][1]
+
+
+def test_bot_thread_posts_result():
+    posted = []
+    s = LocalSession("teeko", [BOT, HUMAN], post=posted.append, seed=3)
+    s.start()
+    assert s.thinking and "thinking" in s.status_text()
+    import time
+
+    deadline = time.time() + 10
+    while s.thinking and time.time() < deadline:
+        while posted:
+            posted.pop(0)()
+        time.sleep(0.01)
+    assert not s.thinking
+    assert s.to_act == [1] and s.my_turn
+    assert len(s.view["pieces"][0]) == 1
+
+
+@pytest.mark.parametrize("game", ["teeko"])
+def test_sessions_fold_equals_live(game):
+    players = [dict(BOT, name=f"B{i}") for i in range(core.GAMES[game].min_seats)]
+    s = LocalSession(game, players, {"move_cap": 40} if game == "teeko" else None, seed=4)
+    s.start()
+    assert s.outcome is not None  # bots only, synchronous: plays to the end
+    r = ReplayModel(game, s.events)
+    r.seek(r.length)
+    assert r.outcome() == s.outcome
