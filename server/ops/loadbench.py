@@ -1,0 +1,504 @@
+"""Load benchmark of the game server: scripted clients over real WebSockets (prints figures).
+
+    python -m server.ops.loadbench [all|capacity|latency|replay] [options]
+
+Without ``--url`` it starts its own daphne (one process, ``server.asgi``) on a free port,
+against a separate database ``gamenight_bench`` on the embedded PostgreSQL (or the one in
+``DATABASE_URL``), and stops it at the end. With ``--url http://host:port`` it drives a server
+that is already running (games are created over the HTTP API, so it works remotely).
+
+Scenarios (Teeko; a game that ends is replaced by a new one):
+
+* capacity (closed loop): ``--games`` tables (100), two players each answering the moment the
+  previous event arrives, S spectators per table (``--spectators 1,10``): moves/s, errors.
+* latency (open loop): ``--latency-games`` tables (200), each making one move per second,
+  two spectators each: time from sending a command to the moment every recipient (both
+  players and the spectators) has the event, p50/p95/p99/max.
+* replay: rebuild the state of a 10,000-event game: the core fold alone, and the server's
+  cold load (database read + decode + fold, cache dropped).
+
+The protocol followed is docs/protocol.md: ``POST /api/games/`` with guest seats, then
+``/ws/games/<id>/`` with ``hello`` (seat + secret, or none for a spectator) and ``command``
+messages carrying ``expected_seq``; the server answers ``ok`` and sends ``events`` frames
+(``to`` = last seq, ``to_act``, ``legal`` for a seat, ``outcome``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+META = {"resign", "offer_draw", "accept_draw", "decline_draw"}
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def _http(base: str, method: str, path: str, body: Any = None) -> Any:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base.rstrip("/") + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+async def create_game(base: str, options: dict[str, Any]) -> tuple[int, dict[str, str]]:
+    out = await asyncio.to_thread(_http, base, "POST", "/api/games/", {
+        "kind": "teeko", "options": options,
+        "seats": [{"kind": "guest", "name": "bench-0"}, {"kind": "guest", "name": "bench-1"}],
+    })
+    return int(out["id"]), {str(k): v for k, v in out["guest_secrets"].items()}
+
+
+def ws_base(http_base: str) -> str:
+    if http_base.startswith("https://"):
+        return "wss://" + http_base[len("https://"):].rstrip("/")
+    return "ws://" + http_base.removeprefix("http://").rstrip("/")
+
+
+async def ws_connect(url: str) -> Any:
+    from websockets.asyncio.client import connect
+
+    return await connect(url, compression=None, max_size=None, ping_interval=None,
+                         open_timeout=60, close_timeout=2)
+
+
+# --------------------------------------------------------------------------- stats
+
+
+@dataclass
+class Stats:
+    moves: int = 0
+    errors: int = 0
+    error_codes: dict[str, int] = field(default_factory=dict)
+    games_started: int = 0
+    games_finished: int = 0
+    frames: int = 0
+    latencies: list[float] = field(default_factory=list)
+    late_ticks: int = 0
+    counting: bool = False
+
+    def error(self, code: str) -> None:
+        self.errors += 1
+        self.error_codes[code] = self.error_codes.get(code, 0) + 1
+
+
+def _seq_of(text: str) -> int | None:
+    """``to`` of an events frame, without parsing it all (spectators only need this)."""
+    if not text.startswith('{"type":"events"'):
+        return None
+    i = text.find('"to":')
+    if i < 0:
+        return None
+    j = i + 5
+    k = j
+    while k < len(text) and text[k].isdigit():
+        k += 1
+    return int(text[j:k]) if k > j else None
+
+
+def pick(frame: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    moves = [c for c in frame.get("legal") or [] if c.get("type") not in META]
+    return rng.choice(moves) if moves else None
+
+
+# --------------------------------------------------------------------------- capacity
+
+
+class Table:
+    """One game: its players and spectators (closed loop or ticked)."""
+
+    def __init__(self, base: str, n_spec: int, stats: Stats, rng: random.Random,
+                 options: dict[str, Any]) -> None:
+        self.base, self.n_spec, self.stats, self.rng, self.options = (
+            base, n_spec, stats, rng, options)
+        self.head = 0
+        self.frames: dict[int, dict[str, Any]] = {}
+        self.pending: dict[int, list[Any]] = {}  # seq -> [t_send, recipients left, t_last]
+        self.recipients = 2 + n_spec
+        self.finished = asyncio.Event()
+        self.ref = 0
+
+    async def open(self) -> None:
+        self.game_id, self.secrets = await create_game(self.base, self.options)
+        url = f"{ws_base(self.base)}/ws/games/{self.game_id}/"
+        self.players = [await ws_connect(url) for _ in range(2)]
+        self.specs = [await ws_connect(url) for _ in range(self.n_spec)]
+        for seat, ws in enumerate(self.players):
+            await ws.send(json.dumps({"type": "hello", "seat": seat,
+                                      "secret": self.secrets[str(seat)], "last_seq": 0}))
+        for ws in self.specs:
+            await ws.send(json.dumps({"type": "hello", "last_seq": 0}))
+        self.stats.games_started += 1
+
+    async def close(self) -> None:
+        for ws in [*self.players, *self.specs]:
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    def _arrived(self, seq: int, now: float) -> None:
+        for s in [s for s in self.pending if s <= seq]:
+            rec = self.pending[s]
+            rec[1] -= 1
+            rec[2] = now
+            if rec[1] == 0:
+                del self.pending[s]
+                if self.stats.counting:
+                    self.stats.latencies.append(rec[2] - rec[0])
+
+    async def send_move(self, seat: int, frame: dict[str, Any]) -> bool:
+        cmd = pick(frame, self.rng)
+        if cmd is None:
+            return False
+        self.ref += 1
+        seq = int(frame["to"])
+        self.pending[seq + 1] = [time.perf_counter(), self.recipients, 0.0]
+        await self.players[seat].send(json.dumps({
+            "type": "command", "command": cmd, "expected_seq": seq, "ref": self.ref}))
+        return True
+
+    async def run_player(self, seat: int, closed_loop: bool) -> None:
+        ws = self.players[seat]
+        async for text in ws:
+            now = time.perf_counter()
+            msg = json.loads(text)
+            kind = msg.get("type")
+            if kind == "events":
+                self.stats.frames += 1
+                to = int(msg["to"])
+                self._arrived(to, now)
+                if "to_act" not in msg:
+                    continue  # a catch-up chunk before the last one
+                self.head = max(self.head, to)
+                self.frames[seat] = msg
+                if msg.get("outcome") is not None:
+                    self.finished.set()
+                    return
+                if closed_loop and seat in msg["to_act"] and to == self.head:
+                    await self.send_move(seat, msg)
+            elif kind == "ok":
+                if self.stats.counting:
+                    self.stats.moves += 1
+            elif kind == "error":
+                if self.stats.counting:
+                    self.stats.error(str(msg.get("code")))
+            elif kind == "finished":
+                self.finished.set()
+                return
+
+    async def run_spectator(self, ws: Any) -> None:
+        async for text in ws:
+            seq = _seq_of(text)  # type: ignore[arg-type]
+            if seq is not None:
+                self.stats.frames += 1
+                self._arrived(seq, time.perf_counter())
+
+    async def tick(self, period: float, stop: float) -> None:
+        """Open loop: one move every ``period`` seconds, whoever is to act."""
+        await asyncio.sleep(self.rng.random() * period)
+        next_t = time.perf_counter()
+        while not self.finished.is_set() and time.perf_counter() < stop:
+            sent = False
+            for seat in (0, 1):
+                f = self.frames.get(seat)
+                if f is not None and seat in f.get("to_act", []) and int(f["to"]) == self.head \
+                        and self.head + 1 not in self.pending:
+                    sent = await self.send_move(seat, f)
+                    break
+            if not sent and self.stats.counting:
+                self.stats.late_ticks += 1
+            next_t += period
+            await asyncio.sleep(max(0.0, next_t - time.perf_counter()))
+
+
+async def run_tables(base: str, n_games: int, n_spec: int, seconds: float, warmup: float,
+                     closed_loop: bool, seed: int,
+                     pid: int | None = None) -> tuple[Stats, float, float | None]:
+    """Run ``n_games`` tables for ``warmup + seconds``; figures count only after warm-up."""
+    stats = Stats()
+    rng = random.Random(seed)
+    options = {"move_cap": 0}
+    t_start = time.perf_counter()
+    stop_at = [float("inf")]
+    sem = asyncio.Semaphore(20)
+
+    async def one_table(i: int) -> None:
+        trng = random.Random(rng.random())
+        while time.perf_counter() < stop_at[0]:
+            t = Table(base, n_spec, stats, trng, options)
+            async with sem:
+                await t.open()
+            tasks = [asyncio.ensure_future(t.run_player(s, closed_loop)) for s in (0, 1)]
+            tasks += [asyncio.ensure_future(t.run_spectator(ws)) for ws in t.specs]
+            if not closed_loop:
+                tasks.append(asyncio.ensure_future(t.tick(1.0, stop_at[0])))
+            fin = asyncio.ensure_future(t.finished.wait())
+            remaining = stop_at[0] - time.perf_counter()
+            await asyncio.wait([fin], timeout=max(0.0, remaining) if remaining != float("inf")
+                               else None)
+            if t.finished.is_set():
+                stats.games_finished += 1
+            for task in tasks:
+                task.cancel()
+            fin.cancel()
+            await t.close()
+
+    # Open every table first, then start the clock.
+    runners = [asyncio.ensure_future(one_table(i)) for i in range(n_games)]
+    while stats.games_started < n_games:
+        await asyncio.sleep(0.05)
+        if time.perf_counter() - t_start > 120:
+            raise RuntimeError(f"only {stats.games_started}/{n_games} tables opened in 120 s")
+    stop_at[0] = time.perf_counter() + warmup + seconds
+    await asyncio.sleep(warmup)
+    stats.counting = True
+    c0 = cpu_seconds(pid) if pid else None
+    t0 = time.perf_counter()
+    await asyncio.sleep(seconds)
+    elapsed = time.perf_counter() - t0
+    cpu = (cpu_seconds(pid) - c0) if pid and c0 is not None else None
+    stats.counting = False
+    await asyncio.wait(runners, timeout=10)
+    for r in runners:
+        r.cancel()
+    return stats, elapsed, cpu
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = min(len(s) - 1, max(0, round(p / 100 * (len(s) - 1))))
+    return s[k]
+
+
+# --------------------------------------------------------------------------- server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LocalServer:
+    """daphne (one process) on a free port against the ``gamenight_bench`` database."""
+
+    def __init__(self, db_name: str = "gamenight_bench") -> None:
+        self.db_name = db_name
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> str:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+        if not os.environ.get("DATABASE_URL"):
+            os.environ["GAMENIGHT_DB_NAME"] = self.db_name
+        import django
+
+        django.setup()
+        from django.conf import settings
+        from django.core.management import call_command
+        from django.db import connections
+
+        from server import dbconfig
+
+        call_command("migrate", interactive=False, verbosity=0)
+        connections.close_all()
+        env = dict(os.environ)
+        if not os.environ.get("DATABASE_URL"):
+            env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(Path(settings.BASE_DIR)))
+        port = free_port()
+        self.log = open(ROOT / "var" / "loadbench-daphne.log", "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+             "server.asgi:application"],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                _http(base, "GET", "/api/kinds/")
+                break
+            except Exception:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("daphne did not start: var/loadbench-daphne.log") from None
+                time.sleep(0.2)
+        self.pid = self.proc.pid
+        return base
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(2)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc), for the server's CPU share."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def long_teeko_log(n_events: int, seed: int = 7) -> list[dict[str, Any]]:
+    """A Teeko game of ``n_events`` events that never ends: random moves avoiding wins."""
+    from core import GAMES
+    from core.api import apply, fold
+
+    game = GAMES["teeko"]
+    rng = random.Random(seed)
+    opts = game.options({"move_cap": 0, "repetition": False})
+    events = game.start(opts, rng)
+    state = fold(game, events)
+    while len(events) < n_events:
+        seat = game.to_act(state)[0]
+        moves = [c for c in game.legal_commands(state, seat) if c["type"] not in META]
+        rng.shuffle(moves)
+        for cmd in moves:
+            new_state, new = apply(game, state, seat, cmd, rng)
+            if game.outcome(new_state) is None:
+                break
+        state = new_state
+        events.extend(new)
+    return events[:n_events]
+
+
+def replay_bench(n_events: int = 10_000, repeat: int = 5, db: bool = True) -> dict[str, float]:
+    import core
+    from core import GAMES
+    from core.api import fold
+
+    path = ROOT / "var" / f"bench-teeko-{n_events}.jsonl"
+    if path.exists():
+        events = [json.loads(line) for line in path.read_text().splitlines()]
+    else:
+        events = long_teeko_log(n_events)
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    game = GAMES["teeko"]
+    out: dict[str, float] = {"events": float(len(events)), "compiled": float(core.COMPILED)}
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        state = fold(game, events)
+        times.append(time.perf_counter() - t0)
+    assert game.outcome(state) is None
+    out["core_fold_s"] = min(times)
+    if db:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+        if not os.environ.get("DATABASE_URL"):
+            os.environ.setdefault("GAMENIGHT_DB_NAME", "gamenight_bench")
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        from server.games import store
+
+        call_command("migrate", interactive=False, verbosity=0)
+        t0 = time.perf_counter()
+        g = store.import_game("teeko", None, [{"kind": "guest", "name": "a"},
+                                              {"kind": "guest", "name": "b"}], events)
+        out["import_s"] = time.perf_counter() - t0
+        times = []
+        for _ in range(repeat):
+            store.drop_cache()
+            t0 = time.perf_counter()
+            e = store.entry(g.pk)
+            times.append(time.perf_counter() - t0)
+        assert e.seq == len(events)
+        assert game.view(e.state, -2) == game.view(state, -2)
+        out["server_load_s"] = min(times)
+        out["server_load_median_s"] = statistics.median(times)
+    return out
+
+
+# --------------------------------------------------------------------------- main
+
+
+def report_tables(title: str, stats: Stats, elapsed: float, cpu: float | None) -> None:
+    print(f"{title}: {stats.moves / elapsed:8.1f} moves/s  errors {stats.errors}"
+          f"{' ' + json.dumps(stats.error_codes) if stats.error_codes else ''}"
+          f"  frames received {stats.frames}  games finished {stats.games_finished}"
+          + (f"  server CPU {cpu / elapsed * 100:.0f}%" if cpu is not None else ""), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m server.ops.loadbench",
+                                description=__doc__.split("\n\n")[0])
+    p.add_argument("what", nargs="?", default="all",
+                   choices=["all", "capacity", "latency", "replay"])
+    p.add_argument("--url", help="drive a running server (http://host:port); default: start one")
+    p.add_argument("--games", type=int, default=100, help="capacity: tables (100)")
+    p.add_argument("--spectators", default="1,10", help="capacity: spectators per table (1,10)")
+    p.add_argument("--seconds", type=float, default=15.0, help="measured seconds per run (15)")
+    p.add_argument("--warmup", type=float, default=3.0, help="seconds before measuring (3)")
+    p.add_argument("--latency-games", type=int, default=200, help="latency: tables (200)")
+    p.add_argument("--latency-spectators", type=int, default=2)
+    p.add_argument("--events", type=int, default=10_000, help="replay: log length (10000)")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+
+    import core
+
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),)
+    print(f"gamenight load benchmark — core {'compiled' if core.COMPILED else 'pure Python'}, "
+          f"{os.cpu_count()} CPUs, load average {load[0]:.1f}, python {sys.version.split()[0]}",
+          flush=True)
+    if args.what in ("all", "replay"):
+        r = replay_bench(args.events)
+        print(f"replay {int(r['events'])} events: core fold {r['core_fold_s'] * 1000:.1f} ms; "
+              f"server cold load (DB read + fold) {r['server_load_s'] * 1000:.1f} ms "
+              f"(median {r['server_load_median_s'] * 1000:.1f} ms); "
+              f"import {r['import_s'] * 1000:.0f} ms", flush=True)
+    if args.what == "replay":
+        return 0
+
+    server = contextlib.nullcontext(args.url) if args.url else LocalServer()
+    with server as base:
+        pid = getattr(server, "pid", None)
+        print(f"server {base}" + (f" (daphne pid {pid}, started here)" if pid else ""),
+              flush=True)
+        if args.what in ("all", "capacity"):
+            for n_spec in [int(x) for x in args.spectators.split(",") if x]:
+                stats, elapsed, cpu = asyncio.run(run_tables(
+                    base, args.games, n_spec, args.seconds, args.warmup, True, args.seed, pid))
+                report_tables(f"capacity G={args.games} S={n_spec}", stats, elapsed, cpu)
+        if args.what in ("all", "latency"):
+            stats, elapsed, cpu = asyncio.run(run_tables(
+                base, args.latency_games, args.latency_spectators, args.seconds, args.warmup,
+                False, args.seed, pid))
+            lat = [x * 1000 for x in stats.latencies]
+            report_tables(f"latency G={args.latency_games} S={args.latency_spectators} "
+                          f"(1 move/s/table)", stats, elapsed, cpu)
+            print(f"latency send -> every recipient ({len(lat)} moves): "
+                  f"p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  "
+                  f"p99 {pct(lat, 99):.1f} ms  max {max(lat, default=float('nan')):.1f} ms"
+                  f"  (late ticks {stats.late_ticks})", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
