@@ -656,3 +656,93 @@ def test_random_games_keep_invariants(kind: str, repetition: bool, choices: list
     assert dumps(GAME.view(fold(GAME, json.loads(json.dumps(t.log))), ALL)) == dumps(
         GAME.view(t.state, ALL)
     )
+
+
+# -- terminal game (core.cli) --------------------------------------------------------------
+
+
+def run_cli(args: list[str], typed: list[str]) -> tuple[int, str]:
+    from core import cli
+
+    lines = iter(typed)
+    out: list[str] = []
+
+    def read(prompt: str) -> str:
+        out.append(prompt)
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    code = cli.main(args, read, out.append)
+    return code, "\n".join(out)
+
+
+def test_cli_parse_move() -> None:
+    from core.cli import notation, parse_move
+
+    assert parse_move("c3") == {"type": "place", "to": "c3"}
+    for text in ("b2-c3", "b2c3", " B2 C3 ", "b2 - c3"):
+        assert parse_move(text) == {"type": "move", "from": "b2", "to": "c3"}
+    for bad in ("z9", "b2-c3-d4", "hello"):
+        with pytest.raises(ValueError):
+            parse_move(bad)
+    assert notation({"type": "move", "from": "b2", "to": "c3"}) == "b2-c3"
+
+
+def test_cli_two_people_to_a_win() -> None:
+    typed = ["a1", "a5", "help", "a5", "b1", "b5", "c1", "a1-a2", "c5", "d1"]
+    code, out = run_cli(["--white", "human", "--black", "human"], typed)
+    assert code == 0
+    assert "Not allowed: a5 is already occupied" in out
+    assert "Not allowed: you still have 2 pieces to place" in out
+    assert "Commands:" in out
+    assert "  1 [W][W][W][W] .  1" in out
+    assert out.endswith("White wins with a1 b1 c1 d1.")
+
+
+def test_cli_draw_offer_and_resign() -> None:
+    code, out = run_cli(["--black", "human"], ["c3", "draw", "n", "d4", "draw", "y"])
+    assert code == 0 and "White declines the draw." in out
+    assert out.endswith("Draw by agreement.")
+    code, out = run_cli(["--black", "human", "--repetition", "--move-cap", "30"], ["resign"])
+    assert code == 0 and "drawn after 30 plies" in out
+    assert out.endswith("White resigns: Black wins.")
+
+
+def test_cli_quit_and_end_of_input() -> None:
+    code, out = run_cli(["--black", "human"], ["c3", "quit"])
+    assert code == 1 and out.endswith("Game abandoned.")
+    code, out = run_cli(["--black", "human"], [])
+    assert code == 1
+
+
+def test_cli_computer_plays_legal_moves_to_the_end() -> None:
+    args = ["--white", "computer", "--black", "computer", "--level", "random", "--seed", "4"]
+    code, out = run_cli([*args, "--move-cap", "40", "--squares", "classic"], [])
+    assert code == 0
+    assert "White (W) plays" in out and "Black (B) plays" in out
+    assert out.splitlines()[-1].startswith(("White wins", "Black wins", "Draw: the move limit"))
+    code, out = run_cli(["--levels"], [])
+    assert code == 0 and "random" in out
+    code, out = run_cli(["--level", "godlike"], [])
+    assert code == 2
+
+
+def test_cli_human_against_the_computer() -> None:
+    """The person places wherever is free; the computer answers until the game ends."""
+    from core import cli
+
+    out: list[str] = []
+    session: list[Any] = []
+
+    def read(prompt: str) -> str:
+        state = session[0].state
+        legal = [c for c in GAME.legal_commands(state, 0) if c["type"] in ("place", "move")]
+        return cli.notation(legal[len(out) % len(legal)])
+
+    players: list[cli.Computer | None] = [None, cli.Computer("random", 1.0, Random(2))]
+    session.append(cli.Session({"move_cap": 30}, players, read, out.append))
+    assert session[0].run() == 0
+    assert "Black (B) plays" in "\n".join(out)
+    assert GAME.outcome(session[0].state) is not None
