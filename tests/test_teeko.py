@@ -746,3 +746,14 @@ def test_cli_human_against_the_computer() -> None:
     assert session[0].run() == 0
     assert "Black (B) plays" in "\n".join(out)
     assert GAME.outcome(session[0].state) is not None
+
+
+def test_rules_page_view_example_is_real() -> None:
+    """The view shown in docs/rules/teeko.md is what the core produces."""
+    from pathlib import Path
+
+    page = (Path(__file__).parent.parent / "docs" / "rules" / "teeko.md").read_text()
+    example = json.loads(page.split("### View")[1].split("```json")[1].split("```")[0])
+    t = Table(repetition=True, move_cap=200)
+    t.play(*QUIET_PLACEMENT)
+    assert GAME.view(t.state, 0) == example
