@@ -10,7 +10,8 @@
   processes ask at once (daphne workers, pytest, e2e subprocesses): a file lock serialises
   them and a server already running on that data directory is reused. The process that
   actually started it stops it at exit (``server.run`` stops it explicitly after daphne);
-  processes that found it running leave it alone. ``GAMENIGHT_PG_KEEP=1`` never stops it.
+  processes that found it running leave it alone. ``GAMENIGHT_PG_KEEP=1`` never stops it
+  (set for the children of a pytest run, which share its server).
 
 The database name is ``gamenight`` (``GAMENIGHT_DB_NAME`` overrides); it is created on the
 embedded server when missing. ``channel_layer_settings()`` gives ``CHANNEL_LAYERS``: Redis
@@ -92,6 +93,10 @@ def database_settings(base_dir: Path) -> dict[str, Any]:
         return parse_database_url(url)
     pgdata = pgdata_dir(base_dir)
     info = ensure_embedded(pgdata)
+    if _under_pytest():
+        # Processes the tests start (daphne, server.run) share this server: they must
+        # never stop it (server.run stops the embedded server unless GAMENIGHT_PG_KEEP=1).
+        os.environ["GAMENIGHT_PG_KEEP"] = "1"
     name = os.environ.get("GAMENIGHT_DB_NAME", "") or DEFAULT_DB_NAME
     marker = pgdata / f".gamenight-db-{name}"
     if not marker.exists():
@@ -127,11 +132,15 @@ def pgdata_dir(base_dir: Path) -> Path:
     env = os.environ.get("GAMENIGHT_PGDATA", "").strip()
     if env:
         return Path(env).expanduser().resolve()
-    under_pytest = "pytest" in sys.modules or "PYTEST_CURRENT_TEST" in os.environ
+    under_pytest = _under_pytest()
     path = (Path(base_dir) / "var" / ("pgtest" if under_pytest else "pg")).resolve()
     if under_pytest:
         os.environ["GAMENIGHT_PGDATA"] = str(path)
     return path
+
+
+def _under_pytest() -> bool:
+    return "pytest" in sys.modules or "PYTEST_CURRENT_TEST" in os.environ
 
 
 @contextlib.contextmanager

@@ -245,6 +245,8 @@ def stop_database() -> None:
     """Stop the embedded PostgreSQL unless another program still has sessions on it."""
     if os.environ.get("DATABASE_URL", "").strip() or "django" not in sys.modules:
         return
+    if os.environ.get("GAMENIGHT_PG_KEEP", "") not in ("", "0"):
+        return  # shared with whoever asked to keep it (e.g. a test run)
     from django.conf import settings
     from django.db import connections
 

@@ -1,0 +1,297 @@
+"""End to end, with real processes: ``python -m server.run`` and a daphne killed with SIGKILL.
+
+* The run command starts on a fresh embedded PostgreSQL of its own, prints an admin login and
+  the LAN address, answers HTTP, and on SIGINT stops daphne and that PostgreSQL.
+* Kill/restart: a Teeko game is played over real WebSockets, the daphne process is killed
+  with ``kill -9``, started again; the game resumes from the log with the same state, a client
+  reconnects with ``last_seq`` and catches up, and play goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server import dbconfig
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            raw = resp.read()
+            ctype = resp.headers.get("Content-Type", "")
+            return resp.status, json.loads(raw) if "json" in ctype else raw.decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def wait_http(url: str, proc: subprocess.Popen[Any], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited early with {proc.returncode}")
+        try:
+            http("GET", url)
+            return
+        except (OSError, urllib.error.URLError):
+            time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer in {timeout} s")
+
+
+def base_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DATABASE_URL", "GAMENIGHT_DB_JSON", "PYTEST_CURRENT_TEST")}
+    env["DJANGO_SETTINGS_MODULE"] = "server.settings"
+    env.update(extra)
+    return env
+
+
+# --------------------------------------------------------------------------- server.run
+
+
+@pytest.mark.slow
+def test_run_command_serves_and_stops_cleanly_on_sigint(tmp_path: Path) -> None:
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+    # Its own embedded server (kept between runs under var/, so only the first run initdbs).
+    pgdata = ROOT / "var" / "pgruntest"
+    env = base_env(GAMENIGHT_PGDATA=str(pgdata), GAMENIGHT_VAR=str(tmp_path),
+                   GAMENIGHT_DB_NAME="gamenight")
+    env.pop("GAMENIGHT_PG_KEEP", None)
+    dbconfig.stop_embedded(pgdata)  # a leftover from an interrupted run
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "server.run", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    out: list[str] = []
+    try:
+        deadline = time.monotonic() + 120
+        assert proc.stdout is not None
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            out.append(line)
+            if "Admin login" in line:
+                break
+        text = "".join(out)
+        assert "Tablets: connect to" in text, text
+        m = re.search(r"Admin login \((created|existing)\):\s+(\S+) / (\S+)", text)
+        assert m, text
+        username, password = m.group(2), m.group(3)
+        assert (tmp_path / "admin-password.txt").read_text().strip() == password
+        assert username == "admin"
+        addr = re.search(r"Tablets: connect to\s+http://([0-9.]+):(\d+)", text)
+        assert addr and int(addr.group(2)) == port
+        assert dbconfig._running_info(pgdata) is not None
+
+        wait_http(f"http://127.0.0.1:{port}/api/kinds/", proc)
+        status, kinds = http("GET", f"http://127.0.0.1:{port}/api/kinds/")
+        assert status == 200 and "teeko" in [k["kind"] for k in kinds["kinds"]]
+        status, page = http("GET", f"http://127.0.0.1:{port}/admin/login/")
+        assert status == 200 and "Django" in page
+        # Listening on every interface: the LAN address answers too.
+        status, _ = http("GET", f"http://{addr.group(1)}:{port}/api/kinds/")
+        assert status == 200
+        status, leagues = http("GET", f"http://127.0.0.1:{port}/api/games/?status=finished")
+        assert status == 200 and len(leagues["games"]) >= 1  # the demo matches
+
+        pg_pid = dbconfig._running_info(pgdata)["pid"]  # type: ignore[index]
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0, rest
+        assert "daphne stopped" in rest and "embedded PostgreSQL stopped" in rest, rest
+        assert dbconfig._running_info(pgdata) is None
+        assert not dbconfig._pid_alive(pg_pid)
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        dbconfig.stop_embedded(pgdata)
+
+
+# --------------------------------------------------------------------------- kill -9 / restart
+
+
+class Client:
+    """A WebSocket client of one game, following docs/protocol.md."""
+
+    def __init__(self, url: str, seat: int | None = None, secret: str | None = None) -> None:
+        self.url, self.seat, self.secret = url, seat, secret
+        self.last_seq = 0
+        self.frame: dict[str, Any] | None = None
+        self.events: list[dict[str, Any]] = []
+
+    async def connect(self) -> None:
+        from websockets.asyncio.client import connect
+
+        self.ws = await connect(self.url, open_timeout=30, ping_interval=None)
+        self.frame = None  # only frames of this connection count from now on
+        hello: dict[str, Any] = {"type": "hello", "last_seq": self.last_seq}
+        if self.seat is not None:
+            hello.update(seat=self.seat, secret=self.secret)
+        await self.ws.send(json.dumps(hello))
+        msg = await self.recv("welcome")
+        assert msg["seat"] == self.seat
+
+    async def recv(self, kind: str, timeout: float = 20) -> dict[str, Any]:
+        while True:
+            msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+            if msg["type"] == "error":
+                raise AssertionError(f"server error: {msg}")
+            if msg["type"] == "events":
+                for rec in msg["events"]:
+                    assert rec["seq"] == len(self.events) + 1 or rec["seq"] <= len(self.events)
+                    if rec["seq"] == len(self.events) + 1:
+                        self.events.append(rec)
+                self.last_seq = max(self.last_seq, msg["to"])
+                if "view" in msg:
+                    self.frame = msg
+            if msg["type"] == kind:
+                return msg
+
+    async def until_seq(self, seq: int) -> dict[str, Any]:
+        while self.last_seq < seq or self.frame is None or self.frame["to"] < seq:
+            await self.recv("events")
+        return self.frame
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+         "server.asgi:application"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def play(players: list[Client], moves: int, rng_seed: int) -> None:
+    import random
+
+    rng = random.Random(rng_seed)
+    for _ in range(moves):
+        frame = players[0].frame
+        assert frame is not None and frame["outcome"] is None
+        seat = frame["to_act"][0]
+        me = players[seat]
+        head = me.frame["to"]  # type: ignore[index]
+        legal = [c for c in me.frame["legal"] if c["type"] not in ("resign", "offer_draw")]  # type: ignore[index]
+        await me.ws.send(json.dumps({"type": "command", "command": rng.choice(legal),
+                                     "expected_seq": head, "ref": head}))
+        await me.recv("ok")
+        for p in players:
+            await p.until_seq(head + 1)
+
+
+@pytest.mark.slow
+def test_kill_9_and_restart_resumes_the_game_from_the_log() -> None:
+    env = base_env(GAMENIGHT_DB_NAME="gn_ops_restart", GAMENIGHT_PG_KEEP="1")
+    if not os.environ.get("DATABASE_URL"):
+        env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(ROOT))
+    else:
+        env["DATABASE_URL"] = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/gn_ops_restart"
+        pytest.skip("uses the embedded PostgreSQL (creates its own database there)")
+    setup = subprocess.run([sys.executable, "-m", "server.run", "--setup-only", "--no-demo"],
+                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    port = free_port()
+    base, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    proc = start_daphne(port, env)
+    try:
+        wait_http(f"{base}/api/kinds/", proc)
+        status, game = http("POST", f"{base}/api/games/", {
+            "kind": "teeko", "options": {},
+            "seats": [{"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bo"}]})
+        assert status == 201, game
+        url = f"{ws}/ws/games/{game['id']}/"
+        secrets = game["guest_secrets"]
+
+        async def first_half() -> tuple[list[Client], Client]:
+            players = [Client(url, s, secrets[str(s)]) for s in (0, 1)]
+            spectator = Client(url)
+            for c in [*players, spectator]:
+                await c.connect()
+                await c.until_seq(1)
+            await play(players, 5, rng_seed=3)  # 5 placements: nobody can have won yet
+            await spectator.until_seq(players[0].last_seq)
+            return players, spectator
+
+        players, spectator = asyncio.run(first_half())
+        seq_before = spectator.last_seq
+        view_before = spectator.frame["view"]  # type: ignore[index]
+        seat_view_before = players[1].frame["view"]  # type: ignore[index]
+        to_act_before = spectator.frame["to_act"]  # type: ignore[index]
+        assert seq_before >= 6
+
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        assert proc.returncode == -signal.SIGKILL
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+        proc = start_daphne(port, env)
+        wait_http(f"{base}/api/kinds/", proc)
+
+        async def second_half() -> None:
+            # The old sockets died with the process; the clients reconnect with last_seq.
+            for c in [*players, spectator]:
+                await c.connect()
+                frame = await c.until_seq(seq_before)
+                assert frame["to"] == seq_before
+                assert frame["events"] == []  # nothing missed: nothing resent
+            assert spectator.frame["view"] == view_before  # type: ignore[index]
+            assert spectator.frame["to_act"] == to_act_before  # type: ignore[index]
+            assert players[1].frame["view"] == seat_view_before  # type: ignore[index]
+            # A newcomer catches up from scratch to the same state.
+            late = Client(url)
+            await late.connect()
+            assert (await late.until_seq(seq_before))["view"] == view_before
+            assert [r["event"] for r in late.events] == [r["event"] for r in spectator.events]
+            # Play goes on, and everybody gets the new events.
+            await play(players, 2, rng_seed=4)
+            for c in [spectator, late]:
+                await c.until_seq(seq_before + 2)
+            assert late.events == spectator.events
+            for c in [*players, spectator, late]:
+                await c.close()
+
+        asyncio.run(second_half())
+        status, verify = http("GET", f"{base}/api/games/{game['id']}/verify/")
+        assert status == 200 and verify["ok"] is True, verify
+        assert verify["events"] == seq_before + 2
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
