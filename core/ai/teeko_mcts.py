@@ -31,7 +31,10 @@ from core.teeko import GAME, NEIGHBOURS, TeekoState, pattern_masks, position_key
 
 SQUARES: Final = 25
 FULL: Final = (1 << 25) - 1
+STEPS: Final = [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)]
 PLACE: Final = 31
+HASH_SLOTS: Final = 4096
+HASH_SHIFT: Final = 20
 """The "from" field of a placement's move code (moves are ``from << 5 | to``)."""
 NO_MOVE: Final = -1
 
@@ -88,7 +91,24 @@ class Tables:
         masks = pattern_masks(squares)
         self.squares = squares
         self.masks: list[int] = list(masks)
-        self.winset: set[int] = set(masks)
+        # Win test without allocating: a collision-free multiplicative hash of the patterns
+        # into HASH_SLOTS slots; ``b`` wins iff ``slot[hash(b)] == b``.
+        k = 0
+        while True:
+            k += 1
+            mul = ((k * 0x9E3779B1) & 0xFFFFFFFF) | 1
+            slots = [-1] * HASH_SLOTS
+            ok = True
+            for m in masks:
+                h = ((m * mul) >> HASH_SHIFT) & (HASH_SLOTS - 1)
+                if slots[h] != -1:
+                    ok = False
+                    break
+                slots[h] = m
+            if ok:
+                break
+        self.hmul = mul
+        self.slots: list[int] = slots
         compl: dict[int, int] = {}
         for m in masks:
             for s in range(SQUARES):
@@ -97,8 +117,19 @@ class Tables:
                     compl[k] = compl.get(k, 0) | (1 << s)
         self.compl: dict[int, int] = compl
         self.nb: list[int] = list(NEIGHBOURS)
+        dest: list[int] = []
+        for sq in range(SQUARES):
+            for df, dr in STEPS:
+                f = sq % 5 + df
+                r = sq // 5 + dr
+                dest.append(r * 5 + f if 0 <= f < 5 and 0 <= r < 5 else -1)
+        self.dest: list[int] = dest
+        """``dest[square * 8 + direction]``: the square a king step away, or -1."""
 
     # ------------------------------------------------------------------ move generation
+
+    def is_win(self, b: int) -> bool:
+        return self.slots[((b * self.hmul) >> HASH_SHIFT) & (HASH_SLOTS - 1)] == b
 
     def moves(self, cur: int, oth: int) -> list[int]:
         """Every legal move of the side owning ``cur``."""
@@ -216,7 +247,13 @@ class Playout:
         nb = self.t.nb
         if popcount(cur) < 4:
             free = FULL & ~occ
-            if only & free:
+            if not only & free:
+                if free:
+                    while True:  # rejection sampling: uniform over the empty squares
+                        s = self.rand() % SQUARES
+                        if not (occ >> s) & 1:
+                            return place_code(s)
+                return NO_MOVE
                 free &= only
             n = popcount(free)
             if n == 0:
@@ -226,6 +263,18 @@ class Playout:
                 free &= free - 1
                 k -= 1
             return place_code(lowest_square(free & -free))
+        if not only:
+            # Rejection sampling over (piece, direction): uniform over the legal moves.
+            dest = self.t.dest
+            for _ in range(64):
+                x = self.rand()
+                p = cur
+                for _ in range(x & 3):
+                    p &= p - 1
+                f = lowest_square(p & -p)
+                to = dest[f * 8 + ((x >> 2) & 7)]
+                if to >= 0 and not (occ >> to) & 1:
+                    return slide_code(f, to)
         buf = self.buf
         n = 0
         r = cur
@@ -256,7 +305,8 @@ class Playout:
         """Play from (``cur`` to move, ``oth``) for at most ``limit`` plies (the game's move
         cap) and ``self.depth`` plies (then evaluate). Result for the side to move."""
         t = self.t
-        winset = t.winset
+        slots = t.slots
+        hmul = t.hmul
         smart = self.smart
         depth = self.depth
         me = True  # is the side to move the one we score for?
@@ -282,7 +332,7 @@ class Playout:
                 return DRAW
             cur = play(cur, code)
             ply += 1
-            if cur in winset:
+            if slots[((cur * hmul) >> HASH_SHIFT) & (HASH_SLOTS - 1)] == cur:
                 self.plies += ply
                 return WIN if me else LOSS
             cur, oth = oth, cur
@@ -383,12 +433,12 @@ class Search:
         cur = self.cur[node]
         oth = self.oth[node]
         ply = self.ply[node] + 1
-        winset = self.t.winset
+        t = self.t
         first = len(self.cur)
         won = False
         for m in moves:
             c = play(cur, m)
-            if c in winset:
+            if t.is_win(c):
                 self.add(oth, c, ply, m, -1)
                 won = True
             else:
@@ -568,6 +618,8 @@ class Level:
         blunder: float = 0.0,
         win3: bool = True,
         avoid3: bool = False,
+        smart: bool = True,
+        depth: int = 24,
     ) -> None:
         self.iterations = iterations
         self.take_win = take_win
@@ -580,6 +632,10 @@ class Level:
         """Find forced wins in 3 plies."""
         self.avoid3 = avoid3
         """Avoid moves that give the opponent a forced win in 3 plies (when one does not)."""
+        self.smart = smart
+        """Playouts take a win and block a threatened win (else: uniformly random moves)."""
+        self.depth = depth
+        """Playouts stop after this many plies and are scored by the evaluation."""
 
 
 LEVELS: Final[dict[str, Level]] = {
@@ -606,9 +662,9 @@ def command_of(code: int) -> Obj:
 class TeekoBot(Bot):
     """Exact tactics near the root, then UCT (see the module docstring and docs/ai.md)."""
 
-    def __init__(self, level: str) -> None:
+    def __init__(self, level: str, cfg: Level | None = None) -> None:
         super().__init__(GAME, level)
-        self.cfg = LEVELS[level]
+        self.cfg = cfg if cfg is not None else LEVELS[level]
 
     def choose(
         self,
@@ -647,7 +703,7 @@ class TeekoBot(Bot):
         if not moves:
             return True
         cap = state.move_cap if state.move_cap > 0 else 1 << 30
-        search = Search(t, rng.getrandbits(32))
+        search = Search(t, rng.getrandbits(32), smart=self.cfg.smart, depth=self.cfg.depth)
         res = search.run_root(cur, oth, state.ply, cap, moves, [], self.cfg.iterations, None, None)
         return 1.0 - res.value < ACCEPT_BELOW or res.draw_rate >= DEAD_DRAW
 
@@ -689,7 +745,7 @@ class TeekoBot(Bot):
         if cfg.blunder > 0.0 and rng.random() < cfg.blunder:
             return candidates[rng.randrange(len(candidates))], 0.5, 0.0
         cap = state.move_cap if state.move_cap > 0 else 1 << 30
-        search = Search(t, rng.getrandbits(32))
+        search = Search(t, rng.getrandbits(32), smart=self.cfg.smart, depth=self.cfg.depth)
         res = search.run_root(
             cur,
             oth,
