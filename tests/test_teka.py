@@ -16,7 +16,6 @@ from core.teka import (
     TekaState,
     cut_deck,
     deal_hands,
-    gather,
     playable_cards,
 )
 
@@ -31,13 +30,14 @@ SUITED = [S, H, D, C]
 def new(hands: list[list[str]], dealer: int = 0, **opts: Any) -> TekaState:
     options = GAME.options({"first_dealer": dealer, **opts})
     assert sorted(c for h in hands for c in h) == sorted(DECK)
-    return fold(
+    state: TekaState = fold(
         GAME,
         [
             {"type": "start", "options": options},
             {"type": "deal", "dealer": dealer, "hand": 1, "hands": hands},
         ],
     )
+    return state
 
 
 def do(state: TekaState, seat: int, cmd: dict[str, Any], seed: int = 0) -> TekaState:
@@ -107,8 +107,14 @@ def test_options() -> None:
         "draw_for_partners": False,
         "first_dealer": 0,
     }
-    for bad in ({"seats": 3}, {"target": 0}, {"target": True}, {"draw_for_partners": 1},
-                {"first_dealer": 4}, {"colour": "red"}):
+    for bad in (
+        {"seats": 3},
+        {"target": 0},
+        {"target": True},
+        {"draw_for_partners": 1},
+        {"first_dealer": 4},
+        {"colour": "red"},
+    ):
         with pytest.raises(OptionsError):
             GAME.options(bad)
 
@@ -195,7 +201,9 @@ def test_first_lead_must_be_trump_if_able() -> None:
     hands = [S[:6] + H[6:], S[6:] + H[:6], D, C]
     st = bids(new(hands, dealer=3), 8, "pass", "pass", "pass")
     st = do(st, 0, {"type": "trumps", "suit": "S"})
-    assert illegal(st, 0, {"type": "play", "card": "AH"}) == "the first trick must be led with a trump"
+    assert (
+        illegal(st, 0, {"type": "play", "card": "AH"}) == "the first trick must be led with a trump"
+    )
     cards = {c["card"] for c in GAME.legal_commands(st, 0) if c["type"] == "play"}
     assert cards == set(S[:6])
     st = play(st, "4S")
@@ -214,10 +222,10 @@ def ace_rule_state(hands: list[list[str]]) -> TekaState:
 def test_ace_of_trumps_must_surely_win_the_first_trick() -> None:
     # Seat 1 holds AS QS 2S; seat 2 holds KS later in the trick: only the ace is safe.
     hands = [
-        ["5S", "3S"] + H[:11],
-        ["AS", "QS", "2S"] + H[11:] + D[:8],
-        ["KS", "4S"] + D[8:] + C[:6],
-        ["JS", "TS", "9S", "8S", "7S", "6S"] + C[6:],
+        ["5S", "3S", *H[:11]],
+        ["AS", "QS", "2S", *H[11:], *D[:8]],
+        ["KS", "4S", *D[8:], *C[:6]],
+        ["JS", "TS", "9S", "8S", "7S", "6S", *C[6:]],
     ]
     st = play(ace_rule_state(hands), "5S")
     cards = [c["card"] for c in GAME.legal_commands(st, 1) if c["type"] == "play"]
@@ -227,10 +235,10 @@ def test_ace_of_trumps_must_surely_win_the_first_trick() -> None:
     illegal(st, 1, {"type": "play", "card": "2S"})
     # Without the king still to come, the queen surely wins too.
     hands2 = [
-        ["5S", "3S"] + H[:11],
-        ["AS", "QS", "2S"] + H[11:] + D[:8],
-        ["KS", "4S"] + D[8:] + C[:6],
-        ["JS", "TS", "9S", "8S", "7S", "6S"] + C[6:],
+        ["5S", "3S", *H[:11]],
+        ["AS", "QS", "2S", *H[11:], *D[:8]],
+        ["KS", "4S", *D[8:], *C[:6]],
+        ["JS", "TS", "9S", "8S", "7S", "6S", *C[6:]],
     ]
     hands2[0][0], hands2[2][0] = "KS", "5S"  # seat 0 holds the king, seat 2 the five
     st = play(ace_rule_state(hands2), "3S")
@@ -248,10 +256,10 @@ def test_ace_of_trumps_must_surely_win_the_first_trick() -> None:
 
 def test_ace_rule_when_the_leader_holds_the_ace() -> None:
     hands = [
-        ["AS", "KS", "3S"] + H[:10],
-        ["QS", "2S"] + H[10:] + D[:8],
-        ["JS"] + D[8:] + C[:7],
-        ["TS", "9S", "8S", "7S", "6S", "5S", "4S"] + C[7:],
+        ["AS", "KS", "3S", *H[:10]],
+        ["QS", "2S", *H[10:], *D[:8]],
+        ["JS", *D[8:], *C[:7]],
+        ["TS", "9S", "8S", "7S", "6S", "5S", "4S", *C[7:]],
     ]
     st = ace_rule_state(hands)
     cards = {c["card"] for c in GAME.legal_commands(st, 0) if c["type"] == "play"}
@@ -262,7 +270,7 @@ def test_ace_rule_when_the_leader_holds_the_ace() -> None:
 
 def test_ace_rule_overrides_following_suit() -> None:
     # Seat 0 declares spades holding none and leads a heart; seat 1 holds hearts and the AS.
-    hands = [H[:12] + ["2D"], ["AS", "AH", "2S"] + D[1:11], S[1:12] + D[11:], C]
+    hands = [[*H[:12], "2D"], ["AS", "AH", "2S", *D[1:11]], S[1:12] + D[11:], C]
     st = ace_rule_state(hands)
     st = play(st, "5H")
     cards = {c["card"] for c in GAME.legal_commands(st, 1) if c["type"] == "play"}
@@ -323,8 +331,9 @@ def test_trumping_wins() -> None:
 # -- scoring --------------------------------------------------------------------------
 
 
-def declared(calls: list[Any], suit: str, dealer: int = 3, hands: list[list[str]] | None = None,
-             **opts: Any) -> TekaState:
+def declared(
+    calls: list[Any], suit: str, dealer: int = 3, hands: list[list[str]] | None = None, **opts: Any
+) -> TekaState:
     st = bids(new(hands or SUITED, dealer=dealer, **opts), *calls)
     return do(st, st.bidder, {"type": "trumps", "suit": suit})
 
@@ -541,7 +550,9 @@ def test_throw_in_keep_goes_to_bidding() -> None:
     v2 = GAME.view(st, 2)
     assert v2["to_act"] == [2] and v2["throw_in"]["you"] == "undecided"
     assert GAME.legal_commands(st, 2) == [{"type": "keep"}, {"type": "throw_in"}]
-    assert illegal(st, 0, {"type": "keep"}, "not_your_turn") == "you have no throw-in decision to make"
+    assert (
+        illegal(st, 0, {"type": "keep"}, "not_your_turn") == "you have no throw-in decision to make"
+    )
     illegal(st, 2, {"type": "bid", "call": "pass"})
     ev = events_of(st, 2, {"type": "keep"})[0]
     assert GAME.redact(ev, 0) == {"type": "keep"}  # who could throw in stays private
@@ -644,8 +655,15 @@ def original_hands_consistent(game_state: TekaState, hands: list[list[str]]) -> 
     for ti, cards in enumerate(all_tricks):
         done: list[dict[str, Any]] = []
         for e in cards:
-            ok = playable_cards(cur[e["seat"]], done, ti == 0, game_state.trumps, cur,
-                                e["seat"], game_state.sitting_out)
+            ok = playable_cards(
+                cur[e["seat"]],
+                done,
+                ti == 0,
+                game_state.trumps,
+                cur,
+                e["seat"],
+                game_state.sitting_out,
+            )
             if e["card"] not in ok:
                 return False
             cur[e["seat"]].remove(e["card"])
