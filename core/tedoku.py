@@ -746,4 +746,4 @@ class TedokuGame(Game):
         return s
 
 
-GAME = TedokuGame()
+GAME: Final[TedokuGame] = TedokuGame()
