@@ -1258,4 +1258,4 @@ class TekaGame(Game):
         ]
 
 
-GAME = TekaGame()
+GAME: Final[TekaGame] = TekaGame()
