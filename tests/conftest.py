@@ -6,6 +6,8 @@ import os
 
 import core
 
+pytest_plugins = ["server_fixtures"]
+
 
 def pytest_report_header() -> list[str]:
     return [f"gamenight core: {'compiled (mypyc)' if core.COMPILED else 'pure Python'}"]

@@ -88,22 +88,29 @@ class Shards:
             else:
                 fut.set_result(res)
 
-    def submit(self, key: int, fn: Callable[..., Any], *args: Any, **kw: Any) -> concurrent.futures.Future[Any]:
+    def submit(self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any) -> concurrent.futures.Future[Any]:
         if not self.queues:
             self._start()
         fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self.queues[key % self.n].put((fut, fn, args, kw))
         return fut
 
-    async def call(self, key: int, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+    async def call(self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any) -> Any:
         return await asyncio.wrap_future(self.submit(key, fn, *args, **kw))
 
     def close_connections(self) -> None:
         """Close every worker thread's database connection (tests; before dropping a db)."""
         if not self.queues:
             return
-        futs = [self.submit(i, connection.close) for i in range(self.n)]
+        # (look the connection up inside the worker: ``connection`` is per thread)
+        futs = [self.submit(i, _close_connections) for i in range(self.n)]
         concurrent.futures.wait(futs, timeout=10)
+
+
+def _close_connections() -> None:
+    from django.db import connections
+
+    connections.close_all()
 
 
 SHARDS = Shards(int(knob("DB_SHARDS", 8)))

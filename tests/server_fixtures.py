@@ -1,0 +1,112 @@
+"""pytest fixtures for the server tests (registered from conftest.py via pytest_plugins)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def server_runtime(settings: Any) -> Iterator[Any]:
+    """The server's per-process machinery, reset after the test: worker threads' database
+    connections closed (so the test database can be flushed and dropped), caches dropped,
+    bots run in threads."""
+    from server.games import runtime, store
+
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_POOL": "thread", "BOT_WORKERS": 2}
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    snapshot_every = store.SNAPSHOT_EVERY
+    runtime.BOTS.shutdown()
+    runtime.BOTS.bot_seats.clear()
+    runtime.BOTS.enabled = True
+    yield runtime
+    runtime.BOTS.shutdown()
+    deadline = time.time() + 5
+    while runtime.BOTS.inflight and time.time() < deadline:
+        time.sleep(0.02)
+    runtime.BOTS.inflight.clear()
+    runtime.BOTS.bot_seats.clear()
+    runtime.SHARDS.close_connections()
+    runtime.HUB.rooms.clear()
+    runtime.HUB.loop = None
+    store.drop_cache()
+    store.SNAPSHOT_EVERY = snapshot_every
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Daphne:
+    def __init__(self, port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
+        self.port = port
+        self.proc = proc
+        self.log = log
+        self.http = f"http://127.0.0.1:{port}"
+        self.ws = f"ws://127.0.0.1:{port}"
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-5000:]
+
+
+@pytest.fixture
+def daphne_server(transactional_db: Any, tmp_path: Path) -> Iterator[Daphne]:
+    """daphne as a real process on a free port, on the *test* database (passed in
+    GAMENIGHT_DB_JSON). Bots think in its process pool."""
+    from django.db import connection
+
+    sd = connection.settings_dict
+    db = {k: sd[k] for k in ("NAME", "USER", "PASSWORD", "HOST", "PORT")}
+    db["OPTIONS"] = {k: v for k, v in (sd.get("OPTIONS") or {}).items() if isinstance(v, (str, int))}
+    env = dict(os.environ)
+    env.update({
+        "GAMENIGHT_DB_JSON": json.dumps(db),
+        "DJANGO_SETTINGS_MODULE": "server.settings",
+        "GAMENIGHT_BOT_WORKERS": "2",
+        "GAMENIGHT_BOT_TIME_LIMIT": "2",
+        "PYTHONUNBUFFERED": "1",
+    })
+    env.pop("PYTEST_CURRENT_TEST", None)
+    port = free_port()
+    log = tmp_path / "daphne.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+             "server.asgi:application"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+    server = Daphne(port, proc, log)
+    deadline = time.time() + 30
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"daphne exited: {server.output()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            if time.time() > deadline:
+                proc.kill()
+                pytest.fail(f"daphne did not start: {server.output()}")
+            time.sleep(0.1)
+    try:
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)

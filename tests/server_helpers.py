@@ -1,0 +1,228 @@
+"""Helpers for the server tests: playing games through the core, socket clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from random import Random
+from typing import Any
+
+import core
+from core.api import META_COMMANDS
+
+SEND_TIMEOUT = 10.0
+
+
+def core_ready(kind: str) -> str | None:
+    """None when the kind's rules core is implemented, else why a test must skip."""
+    game = core.GAMES[kind]
+    try:
+        opts = game.options({})
+        state = game.initial()
+        for ev in game.start(opts, Random(0)):
+            state = game.evolve(state, ev)
+        game.to_act(state)
+    except NotImplementedError:
+        return f"core/{kind}.py is still a placeholder"
+    return None
+
+
+def pick_move(legal: list[dict[str, Any]], rng: Random) -> dict[str, Any]:
+    """A random legal command, never a meta command (resign, draw...) unless it is all."""
+    moves = [c for c in legal if c["type"] not in META_COMMANDS]
+    return rng.choice(moves or legal)
+
+
+def strings_in(value: Any) -> set[str]:
+    out: set[str] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.add(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
+class Client:
+    """A game-socket client over any transport with async ``send(str)`` / ``recv() -> str``.
+
+    Keeps every frame received, the seq reached (checking order: no gaps, no duplicates) and
+    the latest view / legal commands / outcome."""
+
+    def __init__(self, send: Any, recv: Any, name: str = "") -> None:
+        self._send = send
+        self._recv = recv
+        self.name = name
+        self.frames: list[dict[str, Any]] = []
+        self.seq = 0
+        self.view: Any = None
+        self.legal: list[dict[str, Any]] = []
+        self.to_act: list[int] = []
+        self.outcome: Any = None
+        self.finished: dict[str, Any] | None = None
+        self.events: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.backlog: list[dict[str, Any]] = []
+
+    async def send(self, msg: Any) -> None:
+        await self._send(msg if isinstance(msg, str) else json.dumps(msg))
+
+    async def recv(self, timeout: float = SEND_TIMEOUT) -> dict[str, Any]:
+        if self.backlog:
+            return self.backlog.pop(0)
+        text = await asyncio.wait_for(self._recv(), timeout)
+        frame = json.loads(text)
+        self._absorb(frame)
+        return frame
+
+    def _absorb(self, frame: dict[str, Any]) -> None:
+        self.frames.append(frame)
+        t = frame.get("type")
+        if t == "events":
+            evs = frame["events"]
+            if evs:
+                assert frame["from"] == self.seq + 1, f"{self.name}: gap/dup {frame['from']} after {self.seq}"
+                for i, rec in enumerate(evs):
+                    assert rec["seq"] == frame["from"] + i
+                self.events.extend(evs)
+                self.seq = frame["to"]
+            if "view" in frame:
+                self.view = frame["view"]
+                self.legal = frame["legal"]
+                self.to_act = frame["to_act"]
+                self.outcome = frame["outcome"]
+        elif t == "finished":
+            self.finished = frame
+        elif t == "error":
+            self.errors.append(frame)
+
+    async def until(self, pred: Any, timeout: float = SEND_TIMEOUT) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            frame = await self.recv(max(0.01, end - loop.time()))
+            if pred(frame):
+                return frame
+
+    async def hello(self, seat: int | None = None, last_seq: int = 0, **cred: Any) -> dict[str, Any]:
+        msg: dict[str, Any] = {"type": "hello", "last_seq": last_seq, **cred}
+        if seat is not None:
+            msg["seat"] = seat
+        self.seq = last_seq
+        await self.send(msg)
+        welcome = await self.until(lambda f: f["type"] in ("welcome", "error"))
+        if welcome["type"] == "welcome":
+            await self.until(lambda f: f["type"] == "events" and "view" in f)
+        return welcome
+
+    async def sync_to(self, seq: int, timeout: float = SEND_TIMEOUT) -> None:
+        """Read frames until this client has seen event ``seq`` (with its view)."""
+        if self.seq >= seq and self.view is not None:
+            return
+        await self.until(lambda f: f["type"] == "events" and self.seq >= seq and "view" in f,
+                         timeout)
+
+    async def command(self, command: Any, expected_seq: int | None = None, ref: Any = None) -> dict[str, Any]:
+        """Send a command with a ref; return the ``ok`` or ``error`` answer to it."""
+        ref = ref if ref is not None else f"r{len(self.frames)}-{id(command) % 9999}"
+        await self.send({"type": "command", "command": command,
+                         "expected_seq": self.seq if expected_seq is None else expected_seq,
+                         "ref": ref})
+        return await self.until(lambda f: f["type"] in ("ok", "error") and f.get("ref") == ref)
+
+    async def drain(self, quiet: float = 0.2) -> None:
+        """Read whatever arrives until nothing comes for ``quiet`` seconds."""
+        while True:
+            try:
+                await self.recv(quiet)
+            except asyncio.TimeoutError:
+                return
+
+
+class Closed(Exception):
+    """The server closed the socket."""
+
+    def __init__(self, code: Any) -> None:
+        super().__init__(f"closed with code {code}")
+        self.code = code
+
+
+async def communicator(game_id: int, name: str = "", origin: bytes = b"http://localhost") -> Client:
+    """A :class:`Client` on a channels WebsocketCommunicator against server.asgi.application.
+    (Reads the output queue directly: the communicator's own receive timeout would cancel
+    the application.)"""
+    from channels.testing import WebsocketCommunicator
+
+    from server.asgi import application
+
+    comm = WebsocketCommunicator(application, f"/ws/games/{game_id}/",
+                                 headers=[(b"origin", origin), (b"host", b"localhost")])
+    connected, _ = await comm.connect()
+    assert connected
+
+    async def recv() -> str:
+        msg = await comm.output_queue.get()
+        if msg["type"] == "websocket.close":
+            raise Closed(msg.get("code"))
+        return str(msg.get("text"))
+
+    client = Client(comm.send_to, recv, name)
+    client.comm = comm  # type: ignore[attr-defined]
+    return client
+
+
+async def close_all(clients: list[Client]) -> None:
+    for c in clients:
+        comm = getattr(c, "comm", None)
+        if comm is not None:
+            try:
+                await comm.disconnect()
+            except Exception:  # noqa: BLE001
+                pass
+        ws = getattr(c, "ws", None)
+        if ws is not None:
+            await ws.close()
+
+
+async def sync_all(clients: list[Client], timeout: float = SEND_TIMEOUT) -> int:
+    head = max(c.seq for c in clients)
+    for c in clients:
+        await c.sync_to(head, timeout)
+    return head
+
+
+async def play_out(
+    players: dict[int, Client], watchers: list[Client], rng: Random, *,
+    max_commands: int = 20000, timeout: float = SEND_TIMEOUT, after_each: Any = None,
+) -> dict[str, Any]:
+    """Play random legal moves for the seats in ``players`` until the game ends (other seats
+    are bots on the server). Every client stays in step; returns the outcome."""
+    everyone = [*players.values(), *watchers]
+    sent = 0
+    while True:
+        await sync_all(everyone, timeout)
+        if after_each is not None:
+            await after_each()
+        ref = next(iter(players.values()))
+        if ref.outcome is not None:
+            for c in everyone:
+                if c.finished is None:
+                    await c.until(lambda f: f["type"] == "finished", timeout)
+            return ref.outcome
+        mine = [s for s in ref.to_act if s in players]
+        if not mine:  # a bot's turn: wait for it
+            before = ref.seq
+            await ref.until(lambda f: f["type"] == "events" and ref.seq > before, timeout)
+            continue
+        seat = rng.choice(mine)
+        c = players[seat]
+        answer = await c.command(pick_move(c.legal, rng))
+        sent += 1
+        assert sent <= max_commands, "game does not end"
+        if answer["type"] == "error":
+            assert answer["code"] == "stale", answer

@@ -1,0 +1,188 @@
+"""The game socket, in-process (channels WebsocketCommunicator), on real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from random import Random
+
+import pytest
+from server_helpers import Closed, close_all, communicator, pick_move, play_out, sync_all
+
+from core.api import ALL, SPECTATOR
+from server.games import store
+from server.games.models import Event, Token
+from server.games.runtime import SHARDS
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+
+
+async def db(fn, /, *args, **kw):
+    """Run database code on a server worker thread (its connection is closed after the test)."""
+    return await SHARDS.call(0, fn, *args, **kw)
+
+
+async def new_game(kind="teeko", options=None, seats=None):
+    return await db(store.create_game, kind, options or {}, seats)
+
+
+async def test_teeko_game_over_sockets_with_spectator(server_runtime):
+    game = await new_game("teeko", {"move_cap": 80},
+                          [{"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bob"}])
+    secrets = game.guest_secrets
+    spectator = await communicator(game.pk, "spectator")
+    welcome = await spectator.hello()
+    assert welcome["viewer"] == SPECTATOR and welcome["kind"] == "teeko" and spectator.seq == 1
+    a, b = await communicator(game.pk, "ann"), await communicator(game.pk, "bob")
+    assert (await a.hello(0, secret=secrets[0]))["viewer"] == 0
+    assert (await b.hello(1, secret=secrets[1]))["seat"] == 1
+    presence = await spectator.until(lambda f: f["type"] == "presence" and
+                                      sum(s["connected"] for s in f["seats"]) == 2)
+    assert presence["to_act"] == [0] and presence["spectators"] == 1
+    assert a.legal and not spectator.legal
+
+    # refused commands: nothing appended, connection goes on
+    assert (await b.command({"type": "place", "to": "c3"}))["code"] == "not_your_turn"
+    assert (await a.command({"type": "place", "to": "q9"}))["code"] in ("illegal", "malformed")
+    assert (await a.command({"type": "place", "to": "c3"}, expected_seq=0))["code"] == "stale"
+    assert (await a.command({"nope": 1}))["code"] == "malformed"
+    assert (await spectator.command({"type": "place", "to": "c3"}))["code"] == "forbidden"
+    await a.send({"type": "command", "command": {"type": "place", "to": "c3"}, "ref": 1})
+    assert (await a.until(lambda f: f["type"] == "error"))["code"] == "malformed"  # no expected_seq
+    assert await db(Event.objects.filter(game_id=game.pk).count) == 1
+
+    outcome = await play_out({0: a, 1: b}, [spectator], Random(4))
+    assert outcome is not None
+    final = await db(store.state_at, game.pk)
+    assert spectator.seq == a.seq == b.seq == final[1]
+    # everyone saw the same events (Teeko hides nothing), in order, no gaps or duplicates
+    assert spectator.events == a.events == b.events
+    assert [e["seq"] for e in a.events] == list(range(1, final[1] + 1))
+    assert spectator.finished["view"] == final[0].game.view(final[2], ALL)
+    await close_all([a, b, spectator])
+
+
+async def test_junk_and_oversized_frames(server_runtime):
+    game = await new_game()
+    c = await communicator(game.pk)
+    for junk in ["not json", "[1,2]", "42", '{"type": 5}', '{"type": "dance"}', "\x00\xff"]:
+        await c.send(junk)
+        assert (await c.until(lambda f: f["type"] == "error"))["code"] == "malformed"
+    await c.comm.send_to(bytes_data=b"\x00\x01binary")
+    assert (await c.until(lambda f: f["type"] == "error"))["code"] == "malformed"
+    assert (await c.command({"type": "place", "to": "a1"}))["code"] == "not_joined"
+    await c.send({"type": "hello", "last_seq": "x"})
+    assert (await c.until(lambda f: f["type"] == "error"))["code"] == "malformed"
+    await c.send({"type": "hello", "seat": 0, "secret": "wrong"})
+    assert (await c.until(lambda f: f["type"] == "error"))["code"] == "forbidden"
+    await c.send({"type": "hello", "seat": 9})
+    assert (await c.until(lambda f: f["type"] == "error"))["code"] == "wrong_seat"
+    await c.hello()  # still usable after all that
+    await c.send({"type": "ping", "ref": 3})
+    assert (await c.until(lambda f: f["type"] == "pong"))["ref"] == 3
+    await c.send({"type": "hello"})
+    assert (await c.until(lambda f: f["type"] == "error"))["code"] == "already_joined"
+    await c.send(json.dumps({"type": "command", "command": {"pad": "x" * 70000}}))
+    assert (await c.until(lambda f: f["type"] == "error"))["code"] == "too_large"
+    with pytest.raises(Closed) as closed:
+        await c.recv()
+    assert closed.value.code == 1009
+    # the server is fine: a new connection works
+    d = await communicator(game.pk)
+    assert (await d.hello())["type"] == "welcome"
+    missing = await communicator(999999)
+    await missing.send({"type": "hello"})
+    assert (await missing.until(lambda f: f["type"] == "error"))["code"] == "not_found"
+    await close_all([c, d, missing])
+
+
+async def test_two_clients_same_expected_seq_at_once(server_runtime):
+    """Same seat on two devices and two Tedoku players: one append, one stale error."""
+    game = await new_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
+    s0 = game.guest_secrets[0]
+    c1, c2 = await communicator(game.pk), await communicator(game.pk)
+    await c1.hello(0, secret=s0)
+    await c2.hello(0, secret=s0)
+    r1, r2 = await asyncio.gather(c1.command({"type": "place", "to": "a1"}, 1, ref="x"),
+                                  c2.command({"type": "place", "to": "e5"}, 1, ref="y"))
+    answers = sorted([r1["type"], r2["type"]])
+    assert answers == ["error", "ok"], (r1, r2)
+    err = r1 if r1["type"] == "error" else r2
+    assert err["code"] == "stale" and err["seq"] == 2
+    await sync_all([c1, c2])
+    rows = await db(lambda: list(Event.objects.filter(game_id=game.pk).order_by("seq")
+                                 .values_list("payload", flat=True)))
+    assert len(rows) == 2 and rows[1]["to"] == ("a1" if r1["type"] == "ok" else "e5")
+    assert c1.events == c2.events and len(c1.events) == 2
+
+    td = await new_game("tedoku", {"seats": 2}, [{"kind": "guest"}, {"kind": "guest"}])
+    p = [await communicator(td.pk) for _ in range(2)]
+    for i in range(2):
+        await p[i].hello(i, secret=td.guest_secrets[i])
+    seq = p[0].seq
+    rng = Random(2)
+    r = await asyncio.gather(*(p[i].command(pick_move(p[i].legal, rng), seq) for i in range(2)))
+    assert sorted(x["type"] for x in r) == ["error", "ok"], r
+    assert [x for x in r if x["type"] == "error"][0]["code"] == "stale"
+    assert await db(Event.objects.filter(game_id=td.pk).count) == seq + 1
+    await close_all([c1, c2, *p])
+
+
+async def test_reconnect_gets_only_what_it_missed(server_runtime):
+    game = await new_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
+    sec = game.guest_secrets
+    a, b = await communicator(game.pk), await communicator(game.pk)
+    await a.hello(0, secret=sec[0])
+    await b.hello(1, secret=sec[1])
+    rng = Random(1)
+    for _ in range(3):
+        for c in (a, b):
+            await sync_all([a, b])
+            assert (await c.command(pick_move(c.legal, rng)))["type"] == "ok"
+    await sync_all([a, b])
+    seen = b.seq
+    await close_all([b])
+    for _ in range(2):
+        assert (await a.command(pick_move(a.legal, rng)))["type"] == "ok"
+        # seat 1 is away: play its move through the store directly
+        e = await db(store.entry, game.pk)
+        seq = e.seq
+        await db(store.submit, game.pk, 1, pick_move(e.game.legal_commands(e.state, 1), rng), seq)
+        await a.sync_to(seq + 1)
+    b2 = await communicator(game.pk)
+    await b2.hello(1, last_seq=seen, secret=sec[1])
+    assert b2.events[0]["seq"] == seen + 1 and b2.seq == a.seq
+    assert b2.events == a.events[seen:]
+    await close_all([a, b2])
+
+
+async def test_user_seat_with_token_and_bot_opponent(server_runtime, django_user_model):
+    user = await db(django_user_model.objects.create_user, "ann", password="pw")
+    token = await db(Token.objects.create, key=Token.new_key(), user=user)
+    game = await new_game("teeko", {"move_cap": 60},
+                          [{"kind": "user", "username": "ann"}, {"kind": "bot", "level": "random"}])
+    watcher = await communicator(game.pk, "watcher")
+    await watcher.hello()
+    ann = await communicator(game.pk, "ann")
+    await ann.send({"type": "hello", "seat": 0, "token": "bad"})
+    assert (await ann.until(lambda f: f["type"] == "error"))["code"] == "forbidden"
+    await ann.hello(0, token=token.key)
+    outcome = await play_out({0: ann}, [watcher], Random(3), timeout=20)
+    assert outcome is not None
+    bot_seqs = [e["seq"] for e in watcher.events if e["seat"] == 1]
+    assert bot_seqs, "the bot never moved"
+    assert any(f["type"] == "bot" and f["seat"] == 1 for f in watcher.frames)
+    assert watcher.events == ann.events
+    await close_all([ann, watcher])
+
+
+async def test_bots_only_game_runs_to_the_end(server_runtime):
+    """Bot seats move by themselves through the same path; spectators keep receiving."""
+    watcher_game = await new_game("teeko", {"move_cap": 40},
+                                  [{"kind": "bot", "level": "random"}] * 2)
+    w = await communicator(watcher_game.pk)
+    await w.hello()
+    await w.until(lambda f: f["type"] == "finished", timeout=30)
+    assert w.outcome is not None
+    assert await db(store.verify_chain, watcher_game.pk)
+    await close_all([w])
