@@ -93,18 +93,48 @@ def database_settings(base_dir: Path) -> dict[str, Any]:
         return parse_database_url(url)
     pgdata = pgdata_dir(base_dir)
     info = ensure_embedded(pgdata)
+    name = os.environ.get("GAMENIGHT_DB_NAME", "") or DEFAULT_DB_NAME
+    test_name = f"test_{name}"
     if _under_pytest():
         # Processes the tests start (daphne, server.run) share this server: they must
         # never stop it (server.run stops the embedded server unless GAMENIGHT_PG_KEEP=1).
         os.environ["GAMENIGHT_PG_KEEP"] = "1"
-    name = os.environ.get("GAMENIGHT_DB_NAME", "") or DEFAULT_DB_NAME
+        # Several test runs may share the embedded server at once (people working in the
+        # same tree): each run gets its own test database, and leftovers of runs that
+        # died are dropped.
+        test_name = f"test_{name}_{os.getpid()}"
+        with contextlib.suppress(Exception):
+            drop_stale_test_databases(info["host"], info["port"], name)
     marker = pgdata / f".gamenight-db-{name}"
     if not marker.exists():
         with _file_lock(pgdata.parent / f".{pgdata.name}.lock"):
             ensure_database(info["host"], info["port"], name)
             marker.write_text(str(info["pid"]))
-    return _settings(name=name, user="postgres", password="", host=info["host"],
-                     port=str(info["port"]))
+    db = _settings(name=name, user="postgres", password="", host=info["host"],
+                   port=str(info["port"]))
+    db["TEST"] = {"NAME": test_name}
+    return db
+
+
+def drop_stale_test_databases(host: str, port: int | str, name: str) -> list[str]:
+    """Drop ``test_<name>_<pid>`` databases whose test process is gone."""
+    import re
+
+    import psycopg
+    from psycopg import sql
+
+    pattern = re.compile(rf"^test_{re.escape(name)}_(\d+)$")
+    dropped: list[str] = []
+    with psycopg.connect(host=host, port=str(port), user="postgres", dbname="postgres",
+                         autocommit=True, connect_timeout=5) as conn:
+        names = [r[0] for r in conn.execute("SELECT datname FROM pg_database").fetchall()]
+        for db in names:
+            m = pattern.match(db)
+            if m and int(m.group(1)) != os.getpid() and not _pid_alive(int(m.group(1))):
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                    sql.Identifier(db)))
+                dropped.append(db)
+    return dropped
 
 
 def channel_layer_settings() -> dict[str, Any]:

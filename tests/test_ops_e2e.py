@@ -75,12 +75,15 @@ def base_env(**extra: str) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_run_command_serves_and_stops_cleanly_on_sigint(tmp_path: Path) -> None:
+def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
     if os.environ.get("DATABASE_URL"):
         pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
-    # Its own embedded server (kept between runs under var/, so only the first run initdbs).
-    pgdata = ROOT / "var" / "pgruntest"
-    env = base_env(GAMENIGHT_PGDATA=str(pgdata), GAMENIGHT_VAR=str(tmp_path),
+    # Its own var/ and embedded server, kept between runs like a real installation: the
+    # first run initdbs and creates the admin, later runs print the same login.
+    var = ROOT / "var" / "runtest"
+    pgdata = var / "pg"
+    var.mkdir(parents=True, exist_ok=True)
+    env = base_env(GAMENIGHT_PGDATA=str(pgdata), GAMENIGHT_VAR=str(var),
                    GAMENIGHT_DB_NAME="gamenight")
     env.pop("GAMENIGHT_PG_KEEP", None)
     dbconfig.stop_embedded(pgdata)  # a leftover from an interrupted run
@@ -104,7 +107,7 @@ def test_run_command_serves_and_stops_cleanly_on_sigint(tmp_path: Path) -> None:
         m = re.search(r"Admin login \((created|existing)\):\s+(\S+) / (\S+)", text)
         assert m, text
         username, password = m.group(2), m.group(3)
-        assert (tmp_path / "admin-password.txt").read_text().strip() == password
+        assert (var / "admin-password.txt").read_text().strip() == password
         assert username == "admin"
         addr = re.search(r"Tablets: connect to\s+http://([0-9.]+):(\d+)", text)
         assert addr and int(addr.group(2)) == port
