@@ -24,18 +24,23 @@ if PURE_REQUESTED:
             _d, (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)
         )
 
-from core import api, tedoku, teeko, teka, tiku  # noqa: E402
+import importlib  # noqa: E402
+from types import ModuleType  # noqa: E402
+
 from core.api import ALL, SPECTATOR, Game, IllegalMoveError, OptionsError, Outcome  # noqa: E402
 
-GAMES: dict[str, Game] = {
-    "teeko": teeko.GAME,
-    "tiku": tiku.GAME,
-    "tedoku": tedoku.GAME,
-    "teka": teka.GAME,
+# Loaded by name: mypyc type-checks this file with the games in one import cycle, where
+# inferred module attributes cannot be resolved.
+_MODULES: dict[str, ModuleType] = {
+    name: importlib.import_module(f"core.{name}") for name in ("teeko", "tiku", "tedoku", "teka")
 }
 
+GAMES: dict[str, Game] = {name: module.GAME for name, module in _MODULES.items()}
+"""The variant registry: game name -> its :class:`core.api.Game`."""
+
 COMPILED: bool = all(
-    not (m.__file__ or "").endswith(".py") for m in (api, teeko, tiku, tedoku, teka)
+    not (m.__file__ or "").endswith(".py")
+    for m in (importlib.import_module("core.api"), *_MODULES.values())
 )
 """True when the rules modules are the mypyc-compiled extension modules."""
 
