@@ -757,3 +757,20 @@ def test_rules_page_view_example_is_real() -> None:
     t = Table(repetition=True, move_cap=200)
     t.play(*QUIET_PLACEMENT)
     assert GAME.view(t.state, 0) == example
+
+
+def test_branching_from_one_state_keeps_histories_apart() -> None:
+    """States share their history list; evolving one state twice (as a search does) must not
+    let one branch see the other's positions."""
+    t = Table(repetition=True)
+    t.play(*QUIET_PLACEMENT, "a1-a2", "b1-b2")
+    root = t.state
+    branches = []
+    for move in ("a2-a1", "e2-e3", "a2-a1"):
+        state = root
+        for ev in GAME.decide(state, 0, cmd(move), RNG):
+            state = GAME.evolve(state, ev)
+        branches.append(GAME.view(state, ALL)["history"])
+    assert branches[0] == branches[2] != branches[1]
+    assert branches[0][:-1] == branches[1][:-1] == GAME.view(root, ALL)["history"]
+    assert len(GAME.view(root, ALL)["history"]) == 3
