@@ -51,7 +51,6 @@ def kiv_post(fn: Any) -> None:
 class GamenightApp(App):
     title = "gamenight"
     online_ready = BooleanProperty(False)
-    net = ObjectProperty(None, allownone=True)
 
     def __init__(self, data_dir: str | None = None, **kw: Any) -> None:
         super().__init__(**kw)
@@ -74,6 +73,9 @@ class GamenightApp(App):
 
         self.settings = Settings(self.data_dir)
         self.store = LocalStore(self.data_dir)
+        from client_kivy.vm.lobby import Lobby
+
+        self.lobby = Lobby(self.settings, post=kiv_post)
         sm = ScreenManager(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SetupScreen(name="setup"))
@@ -91,17 +93,38 @@ class GamenightApp(App):
         return sm
 
     def show(self, name: str) -> None:
+        if name == "connect" and self.lobby.connected:
+            name = "lobby"
         if self.root.has_screen(name):
             self.root.current = name
 
+    # -- online -----------------------------------------------------------------------------------
+    def on_connected(self) -> None:
+        self.online_ready = True
+        self.show("lobby")
+
+    def online_play(self, game: dict[str, Any], seat: int | None, secret: str) -> None:
+        """Sit at (``seat``) or watch (``None``) an online game."""
+        session = self.lobby.session(game, seat, secret, post=kiv_post)
+        who = "watching" if seat is None else ""
+        from client_kivy.vm.lobby import game_line
+
+        title = game_line(game) + (f"  ({who})" if who else "")
+        if game.get("code"):
+            title += f"  · code {game['code']}"
+        self.open_session(session, title=title)
+
+    def online_replay(self, game: dict[str, Any]) -> None:
+        from client_kivy.vm.lobby import game_line
+
+        self.lobby.replay(game, lambda model: self.open_replay(
+            model, "Replay: " + game_line(game), "lobby"))
+
     # -- local games ----------------------------------------------------------------------------
     def start_local_game(self, game: str, players: list[dict[str, Any]], options: dict[str, Any],
-                         kiosk: bool = False, on_server: bool = False,
-                         seed: int | None = None) -> LocalSession:
+                         kiosk: bool = False, seed: int | None = None) -> LocalSession:
         session = LocalSession(game, players, options, store=self.store, post=kiv_post, seed=seed)
         self.settings.set("last_game", game)
-        if on_server and self.net is not None:
-            self.net.upload_local(session.record)
         self.set_kiosk(kiosk)
         self.open_session(session, title=table_title(game, players))
         return session
@@ -175,8 +198,6 @@ class GamenightApp(App):
     def on_stop(self) -> None:
         if self.session is not None:
             self.session.close()
-        if self.net is not None:
-            self.net.close()
 
 
 def table_title(game: str, players: list[dict[str, Any]]) -> str:

@@ -24,12 +24,13 @@ class SeatRow(BoxLayout):
     level = StringProperty("")
     group = StringProperty("")
 
-    def build(self, levels: list[str]) -> None:
+    def build(self, levels: list[str], online: bool = False) -> None:
         box = self.ids.kinds
         box.clear_widgets()
-        choices = [("human", "", "Person")] + [("bot", lv, lv.capitalize()) for lv in levels]
+        first = [("me", "", "Me"), ("open", "", "Open")] if online else [("human", "", "Person")]
+        choices = first + [("bot", lv, lv.capitalize()) for lv in levels]
         for kind, level, text in choices:
-            down = self.kind == kind and (kind == "human" or self.level == level)
+            down = self.kind == kind and (kind != "bot" or self.level == level)
             t = GToggle(text=text, group=self.group, state="down" if down else "normal",
                         value=level)
             t.bind(on_press=lambda _w, k=kind, lv=level: self.choose(k, lv))
@@ -48,12 +49,33 @@ class SetupScreen(Screen):
     game = StringProperty("teeko")
     can_change_seats = BooleanProperty(False)
     has_options = BooleanProperty(False)
+    online = BooleanProperty(False)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.option_values: dict[str, Any] = {}
         self.rows: list[SeatRow] = []
         self._built = False
+
+    def on_online(self, *_: Any) -> None:
+        self.heading = "New table on the server" if self.online else "New game on this tablet"
+        self.ids.start.text = "Create table" if self.online else "Start game"
+        if self._built:
+            self.choose_game(self.game)
+
+    def on_leave(self, *_: Any) -> None:
+        if self.online:
+            self.online = False
+
+    def back(self) -> None:
+        App.get_running_app().show("lobby" if self.online else "home")
+
+    def levels(self) -> list[str]:
+        if self.online:
+            info = App.get_running_app().lobby.kind_info(self.game)
+            levels = [lv for lv in info.get("bot_levels", ["random"]) if lv != "random"]
+            return levels or ["random"]
+        return opts.bot_levels(self.game)
 
     def on_pre_enter(self, *_: Any) -> None:
         if not self._built:
@@ -76,7 +98,13 @@ class SetupScreen(Screen):
         self.can_change_seats = lo != hi
         app = App.get_running_app()
         name = app.settings.get("name", "") if app else ""
-        self.set_players(opts.default_players(game, None, name))
+        players = opts.default_players(game, None, name)
+        if self.online:
+            levels = self.levels()
+            for i, p in enumerate(players):
+                p["kind"] = "me" if i == 0 else ("open" if i == 1 or len(players) == 2 else "bot")
+                p["level"] = levels[min(1, len(levels) - 1)]
+        self.set_players(players)
         self.option_values = {}
         box = self.ids.options
         box.clear_widgets()
@@ -101,7 +129,9 @@ class SetupScreen(Screen):
         for i, p in enumerate(players):
             row = SeatRow(label=seat_title(self.game, i), name=p["name"], kind=p["kind"],
                           level=str(p.get("level", "")), group=f"seat-{self.game}-{i}")
-            row.build(opts.bot_levels(self.game))
+            row.build(self.levels(), self.online)
+            row.ids.name.disabled = self.online
+            row.ids.name.opacity = 0 if self.online else 1
             self.rows.append(row)
             box.add_widget(row)
 
@@ -110,7 +140,8 @@ class SetupScreen(Screen):
         for i, r in enumerate(self.rows):
             name = r.name.strip() or (seat_title(self.game, i) if r.kind == "human"
                                       else f"Bot {i + 1}")
-            out.append({"name": name, "kind": r.kind, "level": r.level})
+            out.append({"name": name, "kind": r.kind,
+                        "level": r.level if r.kind == "bot" else ""})
         return out
 
     def change_seats(self, delta: int) -> None:
@@ -131,9 +162,21 @@ class SetupScreen(Screen):
             self.error = str(e)
             return
         self.error = ""
+        if self.online:
+            seats = []
+            mine = None
+            for i, p in enumerate(players):
+                if p["kind"] == "me" and mine is None:
+                    mine = i
+                    seats.append({"kind": "open"})
+                elif p["kind"] == "bot":
+                    seats.append({"kind": "bot", "level": p["level"]})
+                else:
+                    seats.append({"kind": "open"})
+            app.lobby.create(self.game, options, seats, mine, app.online_play)
+            return
         app.start_local_game(self.game, players, options,
-                             kiosk=self.ids.kiosk.state == "down",
-                             on_server=self.ids.on_server.state == "down")
+                             kiosk=self.ids.kiosk.state == "down")
 
 
 def seat_title(game: str, seat: int) -> str:

@@ -1,0 +1,248 @@
+"""Online lobby state: the server connection, the lists of games, create / join / watch /
+replay. Network calls run in worker threads; results come back through ``post``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from client_kivy.vm.net import Api, ApiError, RemoteSession
+from client_kivy.vm.session import Post, ReplayModel
+
+Obj = dict[str, Any]
+
+
+class Lobby:
+    def __init__(self, settings: Any, post: Post | None = None, background: bool = True) -> None:
+        self.settings = settings
+        self.post: Post = post or (lambda fn: fn())
+        self.background = background
+        self.api: Api | None = None
+        self.username = ""
+        self.name = str(settings.get("name", "") or "")
+        self.kinds: list[Obj] = []
+        self.games: dict[str, list[Obj]] = {"open": [], "live": [], "finished": []}
+        self.error = ""
+        self.busy = False
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def subscribe(self, cb: Callable[[], None]) -> None:
+        self._listeners.append(cb)
+
+    def notify(self) -> None:
+        for cb in list(self._listeners):
+            cb()
+
+    def _run(self, work: Callable[[], Any], done: Callable[[Any], None],
+             failed: Callable[[ApiError], None] | None = None) -> None:
+        self.busy = True
+        self.error = ""
+        self.notify()
+
+        def finish(ok: bool, value: Any) -> None:
+            self.busy = False
+            if ok:
+                done(value)
+            else:
+                self.error = value.reason
+                if failed is not None:
+                    failed(value)
+            self.notify()
+
+        def job() -> None:
+            try:
+                value = work()
+                self.post(lambda: finish(True, value))
+            except ApiError as e:
+                api_err = e
+                self.post(lambda: finish(False, api_err))
+            except Exception as e:  # noqa: BLE001 - shown to the player
+                err = ApiError("error", f"{type(e).__name__}: {e}")
+                self.post(lambda: finish(False, err))
+
+        if self.background:
+            threading.Thread(target=job, daemon=True).start()
+        else:
+            job()
+
+    @property
+    def connected(self) -> bool:
+        return self.api is not None
+
+    @property
+    def who(self) -> str:
+        return self.username or self.name or "Guest"
+
+    # -- connect / log in ------------------------------------------------------------------
+    def connect(self, address: str, name: str = "", username: str = "", password: str = "",
+                done: Callable[[], None] | None = None) -> None:
+        """Reach the server (log in if a username is given, else play as a guest)."""
+        try:
+            api = Api(address, token="")
+        except ApiError as e:
+            self.error = e.reason
+            self.notify()
+            return
+        token = str(self.settings.get("token", "") or "")
+        same_user = username and username == self.settings.get("username")
+
+        def work() -> tuple[Api, list[Obj], str]:
+            user = ""
+            if username and password:
+                user = api.login(username, password)["username"]
+            elif same_user and token:
+                api.token = token
+                try:
+                    user = api.me()["username"]
+                except ApiError:
+                    api.token = ""
+            kinds = api.kinds()
+            return api, kinds, user
+
+        def ok(value: tuple[Api, list[Obj], str]) -> None:
+            self.api, self.kinds, self.username = value
+            self.name = name or self.username or self.name
+            self.settings.set("server", self.api.base)
+            self.settings.set("name", self.name)
+            self.settings.set("username", self.username)
+            self.settings.set("token", self.api.token)
+            if done is not None:
+                done()
+            self.refresh()
+
+        self._run(work, ok)
+
+    def logout(self) -> None:
+        self.api = None
+        self.username = ""
+        self.settings.set("token", "")
+
+    # -- lists --------------------------------------------------------------------------------
+    def refresh(self, done: Callable[[], None] | None = None) -> None:
+        api = self.api
+        if api is None:
+            return
+
+        def work() -> dict[str, list[Obj]]:
+            return {s: api.games(status=s, limit=30) for s in ("open", "live", "finished")}
+
+        def ok(value: dict[str, list[Obj]]) -> None:
+            self.games = value
+            if done is not None:
+                done()
+
+        self._run(work, ok)
+
+    def kind_info(self, kind: str) -> Obj:
+        for k in self.kinds:
+            if k.get("kind") == kind:
+                return k
+        return {"kind": kind, "bot_levels": ["random"], "min_seats": 2, "max_seats": 2}
+
+    # -- seats we hold (secrets are kept so a guest can come back) ----------------------------
+    def remember_seat(self, game_id: int, seat: int, secret: str | None) -> None:
+        seats = dict(self.settings.get("seats", {}) or {})
+        seats[f"{self.api.base if self.api else ''}#{game_id}"] = {"seat": seat,
+                                                                   "secret": secret or ""}
+        self.settings.set("seats", seats)
+
+    def held_seat(self, game_id: int) -> Obj | None:
+        seats = self.settings.get("seats", {}) or {}
+        found = seats.get(f"{self.api.base if self.api else ''}#{game_id}")
+        return dict(found) if found else None
+
+    # -- actions ------------------------------------------------------------------------------
+    def create(self, kind: str, options: Obj, seats: list[Obj], my_seat: int | None,
+               done: Callable[[Obj, int | None, str], None]) -> None:
+        api = self.api
+        assert api is not None
+        join = {"seat": my_seat, "name": self.who} if my_seat is not None else None
+
+        def work() -> Obj:
+            return api.create(kind, options, seats, join)
+
+        def ok(game: Obj) -> None:
+            joined = game.get("joined") or {}
+            seat = joined.get("seat") if joined else None
+            secret = joined.get("secret") or ""
+            if seat is not None:
+                self.remember_seat(int(game["id"]), int(seat), secret)
+            done(game, seat, secret)
+
+        self._run(work, ok)
+
+    def take_seat(self, game: Obj, seat: int | None,
+                  done: Callable[[Obj, int | None, str], None]) -> None:
+        api = self.api
+        assert api is not None
+        held = self.held_seat(int(game["id"]))
+        if held is not None:
+            done(game, int(held["seat"]), str(held.get("secret", "")))
+            return
+
+        def work() -> Obj:
+            return api.join(int(game["id"]), seat, self.who)
+
+        def ok(answer: Obj) -> None:
+            self.remember_seat(int(answer["game"]["id"]), int(answer["seat"]), answer.get("secret"))
+            done(answer["game"], int(answer["seat"]), answer.get("secret") or "")
+
+        self._run(work, ok)
+
+    def join_code(self, code: str, done: Callable[[Obj, int | None, str], None]) -> None:
+        api = self.api
+        assert api is not None
+
+        def work() -> Obj:
+            game = api.by_code(code)
+            held = self.held_seat(int(game["id"]))
+            if held is not None:
+                return {"game": game, "seat": held["seat"], "secret": held.get("secret", "")}
+            if game.get("status") != "open":
+                return {"game": game, "seat": None, "secret": ""}
+            return api.join_code(code, self.who)
+
+        def ok(answer: Obj) -> None:
+            seat = answer.get("seat")
+            if seat is not None:
+                self.remember_seat(int(answer["game"]["id"]), int(seat), answer.get("secret"))
+            done(answer["game"], seat, answer.get("secret") or "")
+
+        self._run(work, ok)
+
+    def session(self, game: Obj, seat: int | None, secret: str, post: Post | None = None,
+                socket_factory: Any = None) -> RemoteSession:
+        assert self.api is not None
+        kw: Obj = {}
+        if socket_factory is not None:
+            kw["socket_factory"] = socket_factory
+        return RemoteSession(self.api, game, seat, secret, post=post or self.post, **kw)
+
+    def replay(self, game: Obj, done: Callable[[ReplayModel], None]) -> None:
+        api = self.api
+        assert api is not None
+
+        def work() -> ReplayModel:
+            # a finished game's state with events=1 carries the whole log, unredacted
+            answer = api.state(int(game["id"]), events=True)
+            records = answer.get("events") or []
+            header = {"kind": answer.get("kind", game.get("kind"))}
+            players = [{"name": s.get("name") or f"Seat {s.get('seat', 0) + 1}",
+                        "kind": s.get("kind")} for s in game.get("seats", [])]
+            return ReplayModel(str(header["kind"]), [r["event"] for r in records], players)
+
+        self._run(work, done)
+
+
+def game_line(game: Obj) -> str:
+    """One line describing a game in the lobby lists."""
+    names = []
+    for s in game.get("seats", []):
+        if s.get("kind") == "open" and not s.get("taken"):
+            names.append("(open)")
+        else:
+            names.append(str(s.get("name") or "?"))
+    kind = str(game.get("kind", "?")).capitalize()
+    return f"{kind}  {' v '.join(names)}"

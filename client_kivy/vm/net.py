@@ -1,0 +1,390 @@
+"""Network client for a gamenight server, following docs/protocol.md (no Kivy).
+
+* :class:`Api` — the HTTP API (login, kinds, games, create, join, state, log).
+* :class:`GameSocket` — one game's WebSocket in a background thread: says ``hello`` with the
+  last ``seq`` it has, hands every frame to ``on_frame`` (through ``post``), reconnects by
+  itself with back-off and catches up from the last sequence number.
+* :class:`RemoteSession` — a :class:`~client_kivy.vm.session.Session` over a socket: the
+  game screen draws it exactly like a local game.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from client_kivy.vm.session import Post, Session
+
+Obj = dict[str, Any]
+
+
+class ApiError(Exception):
+    def __init__(self, code: str, reason: str, status: int = 0) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+        self.status = status
+
+
+def normalise_address(address: str) -> str:
+    """``192.168.1.5:8000`` -> ``http://192.168.1.5:8000`` (no trailing slash)."""
+    a = address.strip().rstrip("/")
+    if not a:
+        raise ApiError("bad_address", "type the server's address, e.g. 192.168.1.20:8000")
+    if "://" not in a:
+        a = "http://" + a
+    return a
+
+
+class Api:
+    def __init__(self, base: str, token: str = "", timeout: float = 8.0) -> None:
+        self.base = normalise_address(base)
+        self.token = token
+        self.timeout = timeout
+
+    @property
+    def ws_base(self) -> str:
+        if self.base.startswith("https://"):
+            return "wss://" + self.base[len("https://"):]
+        return "ws://" + self.base[len("http://"):]
+
+    def request(self, method: str, path: str, body: Any = None,
+                params: dict[str, Any] | None = None, raw: bool = False) -> Any:
+        url = self.base + path
+        if params:
+            q = {k: v for k, v in params.items() if v is not None}
+            if q:
+                url += "?" + urllib.parse.urlencode(q)
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(url, data=data, method=method)
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        if self.token:
+            req.add_header("Authorization", f"Token {self.token}")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                text = resp.read().decode("utf-8")
+        except urllib.error.HTTPError as e:
+            try:
+                err = json.loads(e.read().decode("utf-8"))["error"]
+                raise ApiError(err.get("code", "error"), err.get("reason", str(e)), e.code) from None
+            except (ValueError, KeyError, TypeError):
+                raise ApiError("http", f"server answered {e.code}", e.code) from None
+        except (urllib.error.URLError, OSError) as e:
+            reason = getattr(e, "reason", e)
+            raise ApiError("unreachable", f"cannot reach {self.base}: {reason}") from None
+        if raw:
+            return text
+        return json.loads(text) if text else None
+
+    # -- endpoints ---------------------------------------------------------------------------
+    def login(self, username: str, password: str) -> Obj:
+        out: Obj = self.request("POST", "/api/login", {"username": username,
+                                                      "password": password})
+        self.token = out["token"]
+        return out
+
+    def me(self) -> Obj:
+        return dict(self.request("GET", "/api/me/"))
+
+    def kinds(self) -> list[Obj]:
+        return list(self.request("GET", "/api/kinds/")["kinds"])
+
+    def games(self, status: str | None = None, kind: str | None = None,
+              limit: int = 50) -> list[Obj]:
+        return list(self.request("GET", "/api/games/",
+                                 params={"status": status, "kind": kind, "limit": limit})["games"])
+
+    def game(self, game_id: int) -> Obj:
+        return dict(self.request("GET", f"/api/games/{game_id}/"))
+
+    def by_code(self, code: str) -> Obj:
+        return dict(self.request("GET", f"/api/codes/{code.strip().upper()}/"))
+
+    def create(self, kind: str, options: Obj, seats: list[Obj],
+               join: Obj | None = None) -> Obj:
+        body: Obj = {"kind": kind, "options": options, "seats": seats}
+        if join is not None:
+            body["join"] = join
+        return dict(self.request("POST", "/api/games/", body))
+
+    def join(self, game_id: int, seat: int | None = None, name: str = "") -> Obj:
+        body: Obj = {"name": name} if name else {}
+        if seat is not None:
+            body["seat"] = seat
+        return dict(self.request("POST", f"/api/games/{game_id}/join/", body))
+
+    def join_code(self, code: str, name: str = "", seat: int | None = None) -> Obj:
+        body: Obj = {"code": code.strip().upper()}
+        if name:
+            body["name"] = name
+        if seat is not None:
+            body["seat"] = seat
+        return dict(self.request("POST", "/api/join/", body))
+
+    def state(self, game_id: int, seq: int | None = None, seat: int | None = None,
+              secret: str = "", events: bool = False) -> Obj:
+        params: Obj = {"seq": seq, "seat": seat, "secret": secret or None,
+                       "events": 1 if events else None}
+        return dict(self.request("GET", f"/api/games/{game_id}/state/", params=params))
+
+    def log(self, game_id: int, seat: int | None = None, secret: str = "") -> tuple[Obj, list[Obj]]:
+        """The header and the event records of a game's log."""
+        text = self.request("GET", f"/api/games/{game_id}/log/", raw=True,
+                            params={"seat": seat, "secret": secret or None})
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return lines[0], lines[1:]
+
+
+class GameSocket:
+    """One game's socket in a thread; reconnects and resumes from ``last_seq``."""
+
+    def __init__(self, api: Api, game_id: int, seat: int | None, secret: str,
+                 on_frame: Callable[[Obj], None], on_state: Callable[[str], None],
+                 last_seq: Callable[[], int]) -> None:
+        self.api = api
+        self.game_id = game_id
+        self.seat = seat
+        self.secret = secret
+        self.on_frame = on_frame
+        self.on_state = on_state
+        self.last_seq = last_seq
+        self._ws: Any = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"ws-game-{game_id}")
+        self.connected = False
+        self.retry_delay = 0.5
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def hello(self) -> Obj:
+        msg: Obj = {"type": "hello", "last_seq": self.last_seq()}
+        if self.seat is not None and self.seat >= 0:
+            msg["seat"] = self.seat
+            if self.secret:
+                msg["secret"] = self.secret
+            elif self.api.token:
+                msg["token"] = self.api.token
+        return msg
+
+    def _run(self) -> None:
+        from websockets.sync.client import connect
+
+        delay = self.retry_delay
+        while not self._stop.is_set():
+            self.on_state("connecting")
+            try:
+                ws = connect(f"{self.api.ws_base}/ws/games/{self.game_id}/", open_timeout=5,
+                             close_timeout=1)
+            except Exception:  # noqa: BLE001 - any failure: wait and retry
+                self.on_state("offline")
+                if self._stop.wait(delay):
+                    break
+                delay = min(delay * 2, 5.0)
+                continue
+            try:
+                with ws:
+                    with self._lock:
+                        self._ws = ws
+                    ws.send(json.dumps(self.hello()))
+                    self.connected = True
+                    delay = self.retry_delay
+                    for text in ws:
+                        try:
+                            frame = json.loads(text)
+                        except ValueError:
+                            continue
+                        if isinstance(frame, dict):
+                            self.on_frame(frame)
+            except Exception:  # noqa: BLE001 - dropped: reconnect
+                pass
+            finally:
+                self.connected = False
+                with self._lock:
+                    self._ws = None
+            if not self._stop.is_set():
+                self.on_state("offline")
+                if self._stop.wait(delay):
+                    break
+                delay = min(delay * 2, 5.0)
+
+    def send(self, message: Obj) -> bool:
+        with self._lock:
+            ws = self._ws
+        if ws is None:
+            return False
+        try:
+            ws.send(json.dumps(message))
+            return True
+        except Exception:  # noqa: BLE001
+            return False
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._lock:
+            ws = self._ws
+        if ws is not None:
+            try:
+                ws.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+class RemoteSession(Session):
+    """A game on the server, as a seat holder or a spectator."""
+
+    kind = "remote"
+
+    def __init__(self, api: Api, game: Obj, seat: int | None = None, secret: str = "",
+                 post: Post | None = None, socket_factory: Any = GameSocket) -> None:
+        super().__init__(str(game["kind"]))
+        self.api = api
+        self.game_id = int(game["id"])
+        self.code = str(game.get("code", ""))
+        self.seat = seat
+        self.secret = secret
+        self.post = post or (lambda fn: fn())
+        self.seq = 0
+        self.records: list[Obj] = []
+        self.viewer = seat if seat is not None else -1
+        self.players = [seat_player(s) for s in game.get("seats", [])]
+        self.spectators = 0
+        self.status = str(game.get("status", ""))
+        self._ref = 0
+        self._pending: dict[int, Obj] = {}
+        self._resend: Obj | None = None
+        self.connection = "connecting"
+        self.socket = socket_factory(api, self.game_id, seat, secret,
+                                     on_frame=lambda f: self.post(lambda: self.handle(f)),
+                                     on_state=lambda s: self.post(lambda: self._conn(s)),
+                                     last_seq=lambda: self.seq)
+
+    def start(self) -> None:
+        self.socket.start()
+        self.notify()
+
+    def close(self) -> None:
+        self.socket.close()
+
+    # -- frames -------------------------------------------------------------------------------
+    def _conn(self, state: str) -> None:
+        if state == "connecting" and self.connection in ("online", "spectating"):
+            return
+        self.connection = state
+        if state == "offline":
+            self.thinking = False
+        self.notify()
+
+    def handle(self, frame: Obj) -> None:
+        t = frame.get("type")
+        if t == "welcome":
+            self.connection = "online" if self.seat is not None and self.seat >= 0 else "spectating"
+            self.viewer = int(frame.get("viewer", self.viewer))
+            self.players = [seat_player(s) for s in frame.get("seats", [])] or self.players
+            self.code = str(frame.get("code", self.code))
+            self.status = str(frame.get("status", self.status))
+            self.message = ""
+        elif t == "events":
+            evs = frame.get("events", [])
+            for rec in evs:
+                if int(rec["seq"]) == self.seq + 1:
+                    self.records.append(rec)
+                    self.events.append(rec["event"])
+                    self.seq = int(rec["seq"])
+            if frame.get("to") is not None:
+                self.seq = max(self.seq, int(frame["to"]))
+            if "view" in frame:
+                self.view = frame["view"] or {}
+                self.to_act = list(frame.get("to_act") or [])
+                self.legal = list(frame.get("legal") or [])
+                self.outcome = frame.get("outcome")
+                if evs:
+                    self.thinking = False
+                self._maybe_resend()
+        elif t == "finished":
+            self.outcome = frame.get("outcome")
+            if frame.get("view"):
+                self.view = frame["view"]
+            self.legal = []
+            self.to_act = []
+            self.thinking = False
+            self.status = "finished"
+        elif t == "bot":
+            self.thinking = True
+            self.thinking_seat = int(frame.get("seat", -1))
+            self.progress = float(frame.get("progress", 0.0))
+        elif t == "presence":
+            seats = frame.get("seats") or []
+            if seats:
+                self.players = [seat_player(s) for s in seats]
+            self.spectators = int(frame.get("spectators", 0))
+        elif t == "ok":
+            self._pending.pop(frame.get("ref", -1), None)
+        elif t == "error":
+            code = frame.get("code", "")
+            ref = frame.get("ref")
+            cmd = self._pending.pop(ref, None) if ref is not None else None
+            if code == "stale" and cmd is not None:
+                # the game moved on (Tedoku: someone else placed): try again when caught up
+                self._resend = cmd
+            else:
+                self.message = refusal_text(code, frame.get("reason", ""))
+        self.notify()
+
+    def _maybe_resend(self) -> None:
+        cmd, self._resend = self._resend, None
+        if cmd is not None and cmd in self.legal:
+            self.send(cmd)
+
+    # -- commands ---------------------------------------------------------------------------
+    def send(self, command: Obj) -> bool:
+        if self.seat is None or self.seat < 0:
+            self.message = "Spectators cannot play"
+            self.notify()
+            return False
+        self._ref += 1
+        self._pending[self._ref] = command
+        ok = self.socket.send({"type": "command", "command": command,
+                               "expected_seq": self.seq, "ref": self._ref})
+        if not ok:
+            self._pending.pop(self._ref, None)
+            self.message = "Not connected: the move was not sent"
+            self.notify()
+            return False
+        self.message = ""
+        return True
+
+    def status_text(self) -> str:
+        if self.connection == "offline" and self.outcome is None:
+            return "Connection lost: reconnecting..."
+        if self.viewer < 0 and self.outcome is None and self.to_act and not self.thinking:
+            return "Watching: " + ", ".join(self.player_name(s) for s in self.to_act) + " to play"
+        return super().status_text()
+
+
+def seat_player(s: Obj) -> Obj:
+    kind = s.get("kind")
+    name = s.get("name") or ("open seat" if kind == "open" else "")
+    player: Obj = {"name": name, "kind": "bot" if kind == "bot" else "remote",
+                   "level": s.get("bot_level") or "", "taken": s.get("taken", False),
+                   "connected": s.get("connected")}
+    if kind == "bot":
+        player["name"] = name.split(" (")[0] if name else "Bot"
+    return player
+
+
+def refusal_text(code: str, reason: str) -> str:
+    head = {"illegal": "Not allowed", "not_your_turn": "Not your turn",
+            "game_over": "The game is over", "forbidden": "Not your seat",
+            "stale": "The game moved on", "malformed": "Refused"}.get(code, "Refused")
+    return f"{head}: {reason}" if reason else head
