@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth import authenticate
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
 
 import core
@@ -47,7 +48,7 @@ def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[...
                 return error(404, "not_found", str(exc))
             except (OptionsError, store.JoinError) as exc:
                 return error(400, "bad_request", str(exc))
-            if isinstance(out, HttpResponse):
+            if isinstance(out, HttpResponseBase):
                 return out
             status = 201 if request.method == "POST" and fn.__name__ in ("games", "create") else 200
             return JsonResponse(out, status=status, safe=False)

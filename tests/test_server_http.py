@@ -1,0 +1,160 @@
+"""The JSON HTTP API: login, create, list, join (id and code), state at any seq, log
+export, leagues and standings."""
+
+from __future__ import annotations
+
+import json
+from random import Random
+
+import pytest
+from server_helpers import pick_move
+
+from core.api import ALL, SPECTATOR, dumps
+from server.games import store
+from server.games.models import Game, League
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def post(client, url, data=None, **headers):
+    return client.post(url, data=json.dumps(data or {}), content_type="application/json",
+                       headers=headers)
+
+
+def login(client, django_user_model, name):
+    django_user_model.objects.create_user(name, password="pw")
+    r = post(client, "/api/login", {"username": name, "password": "pw"})
+    assert r.status_code == 200
+    return r.json()["token"]
+
+
+def finish(game_id: int, seed: int = 1) -> None:
+    rng = Random(seed)
+    while True:
+        e = store.entry(game_id)
+        if e.game.outcome(e.state) is not None:
+            return
+        seat = rng.choice(e.game.to_act(e.state))
+        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
+
+
+def test_login_and_me(client, django_user_model, server_runtime):
+    token = login(client, django_user_model, "ann")
+    assert post(client, "/api/login", {"username": "ann", "password": "no"}).status_code == 401
+    assert client.get("/api/me/").status_code == 401
+    me = client.get("/api/me/", headers={"Authorization": f"Token {token}"}).json()
+    assert me["username"] == "ann"
+    assert client.post("/api/login", data="junk", content_type="application/json").status_code == 400
+    assert client.get("/api/login").status_code == 405
+
+
+def test_create_join_list_state_and_log(client, django_user_model, server_runtime):
+    token = login(client, django_user_model, "ann")
+    kinds = {k["kind"]: k for k in client.get("/api/kinds/").json()["kinds"]}
+    assert set(kinds) == {"teeko", "tiku", "tedoku", "teka"} and "random" in kinds["teeko"]["bot_levels"]
+    r = post(client, "/api/games/", {"kind": "teeko", "options": {"move_cap": 60},
+                                     "seats": [{"kind": "open"}, {"kind": "open"}],
+                                     "join": {"seat": 0}}, Authorization=f"Token {token}")
+    assert r.status_code == 201, r.content
+    g = r.json()
+    assert g["joined"] == {"seat": 0, "secret": None} and g["status"] == "open" and g["seq"] == 1
+    assert g["seats"][0]["name"] == "ann" and g["ws"] == f"/ws/games/{g['id']}/"
+    assert [x["id"] for x in client.get("/api/games/?status=open").json()["games"]] == [g["id"]]
+    # a guest joins by code
+    j = post(client, "/api/join/", {"code": g["code"].lower(), "name": "Bob"}).json()
+    assert j["seat"] == 1 and j["secret"] and j["game"]["status"] == "live"
+    assert post(client, f"/api/games/{g['id']}/join/", {"name": "Cid"}).status_code == 400
+    assert client.get(f"/api/codes/{g['code']}/").json()["id"] == g["id"]
+    assert client.get("/api/codes/NOPE99/").status_code == 404
+    assert client.get("/api/games/?status=live").json()["games"][0]["id"] == g["id"]
+    # state: spectator vs. seat holder (secret) vs. wrong secret
+    gid = g["id"]
+    s = client.get(f"/api/games/{gid}/state/").json()
+    assert s["viewer"] == SPECTATOR and s["legal"] == [] and s["to_act"] == [0]
+    s0 = client.get(f"/api/games/{gid}/state/?seat=0", headers={"Authorization": f"Token {token}"}).json()
+    assert s0["viewer"] == 0 and s0["legal"]
+    s1 = client.get(f"/api/games/{gid}/state/?seat=1", headers={"X-Seat-Secret": j["secret"]})
+    assert s1.json()["viewer"] == 1
+    assert client.get(f"/api/games/{gid}/state/?seat=1&secret=bad").status_code == 403
+    finish(gid)
+    # finished: everything revealed; step to any point
+    e = store.entry(gid)
+    st = e.game.initial()
+    for n, (_, _, ev) in enumerate(e.log, start=1):
+        st = e.game.evolve(st, ev)
+        if n % 7 == 0 or n == e.seq:
+            r = client.get(f"/api/games/{gid}/state/?seq={n}").json()
+            assert r["seq"] == n and r["head"] == e.seq and r["viewer"] == ALL
+            assert dumps(r["view"]) == dumps(e.game.view(st, ALL))
+    assert client.get(f"/api/games/{gid}/state/?seq=0").json()["seq"] == 0
+    assert client.get(f"/api/games/{gid}/state/?seq=x").status_code == 400
+    lines = b"".join(client.get(f"/api/games/{gid}/log/").streaming_content).decode().splitlines()
+    head, rows = json.loads(lines[0]), [json.loads(x) for x in lines[1:]]
+    assert head["status"] == "finished" and head["outcome"] == Game.objects.get(pk=gid).outcome
+    assert [r["seq"] for r in rows] == list(range(1, e.seq + 1))
+    assert [r["event"] for r in rows] == [r[2] for r in e.log]
+    prev = store.GENESIS
+    for r in rows:  # the exported hashes chain
+        prev = store.chain_hash(prev, r["seq"], r["seat"], r["event"])
+        assert r["hash"] == prev
+    # re-import the export: same log, same chain
+    copy = store.import_game("teeko", None, None, rows)
+    assert client.get(f"/api/games/{copy.pk}/verify/").json()["ok"] is True
+    assert client.get(f"/api/games/{gid}/").json()["status"] == "finished"
+    assert client.get("/api/games/?status=finished").json()["games"][0]["id"] == copy.pk
+
+
+def test_create_errors_and_guest_seats(client, server_runtime):
+    assert post(client, "/api/games/", {"kind": "chess"}).status_code == 400
+    assert post(client, "/api/games/", {"kind": "teeko", "options": {"squares": 3}}).status_code == 400
+    assert post(client, "/api/games/", {"kind": "teeko", "seats": [{"kind": "alien"}]}).status_code == 400
+    assert post(client, "/api/games/", {"kind": "teeko", "seats": [{}, {}, {}]}).status_code == 400
+    assert client.get("/api/games/999999/").status_code == 404
+    assert client.get("/api/games/?status=weird").status_code == 400
+    r = post(client, "/api/games/", {"kind": "tedoku", "options": {"seats": 2},
+                                     "seats": [{"kind": "guest", "name": "A"},
+                                               {"kind": "bot", "level": "random"}]})
+    g = r.json()
+    assert r.status_code == 201 and g["status"] == "live" and set(g["guest_secrets"]) == {"0"}
+    assert g["seats"][1]["bot_level"] == "random"
+    assert store.seat_holder_ok(g["id"], 0, secret=g["guest_secrets"]["0"])
+
+
+def test_league_standings(client, django_user_model, server_runtime):
+    users = [django_user_model.objects.create_user(n, password="pw") for n in ("ann", "bob", "cid")]
+    league = League.objects.create(name="Tuesday", kind="teeko")
+    league.members.set(users)
+    results = []
+    for a, b, seed in (("ann", "bob", 1), ("bob", "cid", 2), ("ann", "cid", 3)):
+        g = store.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": a},
+                                                          {"kind": "user", "username": b}],
+                              league=league.pk)
+        finish(g.pk, seed)
+        results.append((a, b, Game.objects.get(pk=g.pk).outcome["winners"]))
+    store.create_game("teeko", {}, league=league)  # unfinished: not counted
+    with pytest.raises(Exception):
+        store.create_game("tiku", {}, league=league)
+    expect = {u: {"played": 0, "won": 0, "drawn": 0, "lost": 0} for u in ("ann", "bob", "cid")}
+    for a, b, winners in results:
+        for seat, name in ((0, a), (1, b)):
+            expect[name]["played"] += 1
+            key = "drawn" if not winners else ("won" if seat in winners else "lost")
+            expect[name][key] += 1
+    listing = client.get("/api/leagues/").json()["leagues"]
+    assert listing == [{"id": league.pk, "name": "Tuesday", "kind": "teeko",
+                        "members": ["ann", "bob", "cid"], "games": 4}]
+    detail = client.get(f"/api/leagues/{league.pk}/").json()
+    rows = {r["username"]: r for r in detail["standings"]}
+    for name, exp in expect.items():
+        row = rows[name]
+        assert {k: row[k] for k in exp} == exp
+        assert row["points"] == 3 * exp["won"] + exp["drawn"]
+    points = [r["points"] for r in detail["standings"]]
+    assert points == sorted(points, reverse=True)
+    assert client.get("/api/leagues/999/").status_code == 404
+    # the admin shows the standings
+    admin = django_user_model.objects.create_superuser("root", password="pw")
+    client.force_login(admin)
+    page = client.get(f"/admin/games/league/{league.pk}/change/")
+    assert page.status_code == 200 and b"standings" in page.content and b"ann" in page.content
+    assert client.get("/admin/games/event/").status_code == 200
