@@ -130,6 +130,17 @@ def open_listener(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _die_with_parent() -> None:
+    """(child, before exec) Linux: get SIGINT when server.run dies, even by SIGKILL, so no
+    daphne is left orphaned holding the port. Elsewhere a no-op."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGINT)  # PR_SET_PDEATHSIG
+
+
 def daphne_command(fd: int, verbosity: int) -> list[str]:
     return [sys.executable, "-m", "daphne", "--fd", str(fd), "-v", str(verbosity),
             "--proxy-headers", "--application-close-timeout", "5", ASGI_APP]
@@ -203,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
                 daphne_command(listener.fileno(), args.verbosity),
                 pass_fds=(listener.fileno(),), cwd=ROOT, env=env,
                 start_new_session=True,  # Ctrl-C reaches us only; we forward it once
+                preexec_fn=_die_with_parent,
             ))
         banner(info, args)
         while True:

@@ -135,8 +135,12 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
     finally:
         if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         dbconfig.stop_embedded(pgdata)
 
 
