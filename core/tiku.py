@@ -78,6 +78,8 @@ def square_name(i: int) -> str:
 
 def parse_square(s: Any) -> int:
     """``"a1"`` -> ``0``, ``"f6"`` -> ``35`` (case-insensitive). Raises ``ValueError``."""
+    if isinstance(s, str) and s in _INDEX:
+        return _INDEX[s]
     if not isinstance(s, str):
         raise ValueError(f"a square is a string like 'c3', not {s!r}")
     t = s.strip().lower()
@@ -87,6 +89,7 @@ def parse_square(s: Any) -> int:
 
 
 NAMES: Final[list[str]] = [square_name(i) for i in range(CELLS)]
+_INDEX: Final[dict[str, int]] = {name: i for i, name in enumerate(NAMES)}
 
 
 def _rays() -> list[list[int]]:
@@ -111,6 +114,11 @@ RAYS: Final[list[list[int]]] = _rays()
 
 def _direction(frm: int, to: int) -> int:
     """Direction index from ``frm`` to ``to`` (orthogonal 0-3, diagonal 4-7), or -1."""
+    return _DIRECTION[frm * CELLS + to]
+
+
+def _compute_direction(frm: int, to: int) -> int:
+    """Direction index from ``frm`` to ``to`` (orthogonal 0-3, diagonal 4-7), or -1."""
     df = to % SIZE - frm % SIZE
     dr = to // SIZE - frm // SIZE
     if df == 0 and dr == 0:
@@ -123,6 +131,12 @@ def _direction(frm: int, to: int) -> int:
         if _DIRS[d][0] == sf and _DIRS[d][1] == sr:
             return d
     return -1
+
+
+_DIRECTION: Final[list[int]] = [
+    _compute_direction(i // CELLS, i % CELLS) for i in range(CELLS * CELLS)
+]
+"""``_DIRECTION[from * 36 + to]``: see :func:`_direction`."""
 
 
 class TikuState:
@@ -533,7 +547,7 @@ class TikuGame(Game):
 
     # -- options and set-up ---------------------------------------------------------------
 
-    def options(self, raw: Obj | None) -> Obj:
+    def options(self, raw: Any) -> Obj:  # Any: wrong types are an OptionsError, compiled too
         return _check_options(raw)
 
     def start(self, options: Obj, rng: Random) -> list[Obj]:
@@ -591,7 +605,8 @@ class TikuGame(Game):
 
     # -- decide -----------------------------------------------------------------------------
 
-    def decide(self, state: Any, seat: int, command: Any, rng: Random) -> list[Obj]:
+    def decide(self, state: Any, seat: Any, command: Any, rng: Random) -> list[Obj]:
+        # ``seat: Any`` so that a bad seat is a ``wrong_seat`` error also when compiled.
         s: TikuState = state
         seat = check_seat(self, s, seat)
         if not isinstance(command, dict) or not isinstance(command.get("type"), str):
@@ -799,7 +814,7 @@ class TikuGame(Game):
         return s
 
 
-GAME: Final = TikuGame()
+GAME: Final[TikuGame] = TikuGame()
 
 __all__ = [
     "CELLS",
