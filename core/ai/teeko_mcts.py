@@ -645,7 +645,7 @@ LEVELS: Final[dict[str, Level]] = {
     "max": Level(120000, avoid3=True),
 }
 
-ACCEPT_BELOW: Final = 0.4
+ACCEPT_BELOW: Final = 0.25
 """A bot accepts a draw offer when its winning chance is below this..."""
 DEAD_DRAW: Final = 0.8
 """...or when at least this share of its simulated games end drawn."""
