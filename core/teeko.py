@@ -432,7 +432,9 @@ class TeekoGame(Game):
 
     # -- decide -----------------------------------------------------------------------------
 
-    def decide(self, state: Any, seat: int, command: Any, rng: Random) -> list[Obj]:
+    def decide(self, state: Any, seat: Any, command: Any, rng: Random) -> list[Obj]:
+        # ``seat`` is checked here (typed Any so that the compiled module also answers a
+        # non-int seat with ``wrong_seat`` rather than a TypeError).
         s: TeekoState = state
         seat = check_seat(self, s, seat)
         if not isinstance(command, dict) or not isinstance(command.get("type"), str):
@@ -676,7 +678,7 @@ class TeekoGame(Game):
         return s
 
 
-GAME: Final = TeekoGame()
+GAME: Final[TeekoGame] = TeekoGame()
 
 __all__ = [
     "GAME",
