@@ -86,11 +86,38 @@ def _teeko_bot(level: str) -> Bot:
     return TeekoBot(level)
 
 
+def _tiku_bot(level: str) -> Bot:
+    from core.ai.tiku_bot import TikuBot
+
+    return TikuBot(level)
+
+
+def _tedoku_bot(level: str) -> Bot:
+    from core.ai.tedoku_bot import TedokuBot
+
+    return TedokuBot(level)
+
+
+def _teka_bot(level: str) -> Bot:
+    from core.ai.teka_bot import TekaBot
+
+    return TekaBot(level)
+
+
 LEVELS: dict[str, list[str]] = {name: ["random"] for name in GAMES}
 """The levels of each game, weakest first."""
 LEVELS["teeko"] = ["random", "easy", "medium", "hard", "max"]
 
-FACTORIES: dict[str, BotFactory] = {"teeko": _teeko_bot}
+LEVELS["tiku"] = ["random", "easy", "medium", "hard"]
+LEVELS["tedoku"] = ["random", "easy", "medium", "hard"]
+LEVELS["teka"] = ["random", "easy", "medium", "hard"]
+
+FACTORIES: dict[str, BotFactory] = {
+    "teeko": _teeko_bot,
+    "tiku": _tiku_bot,
+    "tedoku": _tedoku_bot,
+    "teka": _teka_bot,
+}
 """Per game, the factory of its levels other than ``"random"``."""
 
 
