@@ -186,7 +186,15 @@ def player_extra(s: Session, seat: int) -> str:
         if seat < len(hand) and hand[seat]:
             return f"{hand[seat]} to place"
         return ""
-    scores = (s.outcome or {}).get("scores") or v.get("scores")
-    if isinstance(scores, list) and seat < len(scores):
-        return f"{scores[seat]} pts"
+    if s.game_name == "tiku":
+        hands = v.get("hands") or []
+        return f"{hands[seat]} discs" if seat < len(hands) else ""
+    if s.game_name == "teka":
+        side = "N-S" if seat % 2 == 0 else "E-W"
+        return side
+    if s.game_name == "tedoku":
+        for p in v.get("players") or []:
+            if p.get("seat") == seat:
+                mark = " · drawn" if p.get("placed") and s.outcome is None else ""
+                return f"{(p.get('score') or {}).get('total', 0)} pts{mark}"
     return ""

@@ -27,6 +27,18 @@ OPTION_CHOICES: dict[str, list[tuple[str, str, list[tuple[Any, str]]]]] = {
         ("repetition", "Draw on threefold repetition", [(False, "Off"), (True, "On")]),
         ("move_cap", "Move limit", [(0, "None"), (200, "200 plies")]),
     ],
+    "tiku": [
+        ("diagonal", "One diagonal slide per piece", [(False, "Off"), (True, "On")]),
+        ("points", "Match of rounds for points", [(False, "One game"), (True, "To 20"),
+                                                  ("to10", "To 10")]),
+    ],
+    "tedoku": [
+        ("bonus", "Bonus shapes (1x1, 2x1, 2x2)", [(False, "Off"), (True, "On")]),
+    ],
+    "teka": [
+        ("draw_for_partners", "Partners and first dealer", [(False, "As seated"),
+                                                            (True, "Draw cards")]),
+    ],
 }
 
 
@@ -70,6 +82,8 @@ def option_choices(game: str) -> list[tuple[str, str, list[tuple[Any, str]]]]:
 def validated_options(game: str, raw: Obj, seats: int) -> Obj:
     g = core.GAMES[game]
     raw = dict(raw)
+    if raw.get("points") == "to10":
+        raw["points"], raw["target"] = True, 10
     if g.min_seats != g.max_seats:
         raw["seats"] = seats
     return g.options(raw)

@@ -13,7 +13,9 @@ from kivy.uix.widget import Widget
 
 def text_texture(text: str, size: float, color: tuple[float, ...] = (1, 1, 1, 1),
                  bold: bool = False) -> Any:
-    lab = CoreLabel(text=text, font_size=size, color=color, bold=bold)
+    font = "DejaVuSans" if any(ch in text for ch in "\u2660\u2665\u2666\u2663") else "Roboto"
+    lab = CoreLabel(text=text, font_size=size, color=color, bold=bold and font == "Roboto",
+                    font_name=font)
     lab.refresh()
     return lab.texture
 

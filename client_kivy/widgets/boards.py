@@ -10,6 +10,18 @@ def make_board(game: str) -> Any:
         from client_kivy.widgets.teeko_board import TeekoBoard
 
         return TeekoBoard()
+    if game == "tiku":
+        from client_kivy.widgets.tiku_board import TikuBoard
+
+        return TikuBoard()
+    if game == "teka":
+        from client_kivy.widgets.teka_table import TekaTable
+
+        return TekaTable()
+    if game == "tedoku":
+        from client_kivy.widgets.tedoku_sheet import TedokuSheet
+
+        return TedokuSheet()
     from client_kivy.widgets.generic_board import GenericBoard
 
     return GenericBoard()

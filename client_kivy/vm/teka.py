@@ -1,0 +1,111 @@
+"""Teka table model: seats around the viewer, the hand, what can be played and called."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+SUITS = "SHDC"
+SUIT_SYMBOL = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+SUIT_NAME = {"S": "Spades", "H": "Hearts", "D": "Diamonds", "C": "Clubs"}
+SEAT_NAMES = ["North", "East", "South", "West"]
+SIGNALS = ("slam", "snap", "drop")
+
+
+def card_text(card: str) -> str:
+    rank = "10" if card[0] == "T" else card[0]
+    return rank + SUIT_SYMBOL.get(card[1], card[1])
+
+
+def call_text(call: Any) -> str:
+    if isinstance(call, int):
+        return str(call)
+    return {"pass": "Pass", "ter": "Ter", "behi ter": "Behi ter",
+            "double 13": "Double 13"}.get(str(call), str(call))
+
+
+def side_name(side: int) -> str:
+    return "North-South" if side == 0 else "East-West"
+
+
+class TekaModel:
+    def __init__(self) -> None:
+        self.view: Obj = {}
+        self.legal: list[Obj] = []
+        self.viewer: int = 0
+        self.selected: str | None = None
+
+    def update(self, view: Obj, legal: list[Obj], viewer: int = 0) -> None:
+        self.view = view or {}
+        self.legal = list(legal)
+        self.viewer = viewer if viewer >= 0 else 0
+        if self.selected is not None and self.selected not in self.playable():
+            self.selected = None
+
+    # -- seats around the table: the viewer at the bottom -----------------------------------
+    def position(self, seat: int) -> str:
+        return ["bottom", "right", "top", "left"][(seat - self.viewer) % 4]
+
+    @property
+    def phase(self) -> str:
+        return str(self.view.get("phase", ""))
+
+    def hand(self) -> list[str]:
+        return list(self.view.get("hand") or [])
+
+    def playable(self) -> list[str]:
+        return sorted({c["card"] for c in self.legal if c.get("type") == "play"})
+
+    def commands(self, kind: str) -> list[Obj]:
+        return [c for c in self.legal if c.get("type") == kind]
+
+    def bids(self) -> list[Obj]:
+        return self.commands("bid")
+
+    def last_call(self, seat: int) -> Any:
+        calls = [b["call"] for b in self.view.get("bids") or [] if b.get("seat") == seat]
+        return calls[-1] if calls else None
+
+    def trick(self) -> list[Obj]:
+        trick = list(self.view.get("trick") or [])
+        if not trick and self.phase in ("play", "cut", "over"):
+            last = self.view.get("last_trick") or {}
+            if self.phase != "play":
+                trick = list(last.get("cards") or [])
+        return trick
+
+    def contract_text(self) -> str:
+        c = self.view.get("contract")
+        if not c:
+            return ""
+        who = SEAT_NAMES[c["bidder"] % 4]
+        bid = "Double 13" if c.get("double13") else str(c["bid"])
+        trumps = c.get("trumps")
+        t = f" in {SUIT_SYMBOL[trumps]} {SUIT_NAME[trumps]}" if trumps else ""
+        extra = " (raised)" if c.get("raised") else " (forced)" if c.get("forced") else ""
+        return f"{who}: {bid}{t}{extra}"
+
+    def tap_card(self, card: str) -> Obj | None:
+        """First tap selects a playable card; a second tap plays it without a signal."""
+        if card not in self.playable():
+            self.selected = None
+            return None
+        if self.selected == card:
+            self.selected = None
+            return self.play(card, None)
+        self.selected = card
+        return None
+
+    def play(self, card: str, signal: str | None) -> Obj | None:
+        for c in self.legal:
+            if c.get("type") == "play" and c.get("card") == card and c.get("signal") == signal:
+                return c
+        return None
+
+    def score_series(self) -> list[tuple[int, int]]:
+        """Totals of both sides after each hand, starting from 0-0 (for the chart)."""
+        out = [(0, 0)]
+        for row in self.view.get("sheet") or []:
+            t = row.get("totals") or [0, 0]
+            out.append((int(t[0]), int(t[1])))
+        return out

@@ -1,0 +1,260 @@
+"""Tedoku: the 9x9 sheet with sectors; the card's row/column/sector lit; a ghost of the
+chosen shape (green where legal, red where not); shape chips, rotate, flip, place, skip."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kivy.graphics import Color, Line, Rectangle, RoundedRectangle
+from kivy.metrics import dp, sp
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
+from kivy.uix.widget import Widget
+
+from client_kivy.vm.tedoku import (
+    DIE_NAMES,
+    ROWS,
+    SHAPE_NAMES,
+    TedokuModel,
+    card_cells,
+    card_text,
+    cell_name,
+)
+from client_kivy.widgets.board import BoardWidget, draw_text
+from client_kivy.widgets.common import BRASS, IVORY, MUTED, GButton, GToggle
+
+PAPER = (0.97, 0.95, 0.88, 1)
+INK = (0.16, 0.22, 0.42, 1)
+
+
+def grid_origin(x0: float, y0: float, side: float, labels: bool) -> tuple[float, float, float, float]:
+    """Lower-left corner of the grid, cell size and label margin of a sheet drawn at x0, y0."""
+    margin = side * 0.07 if labels else 0
+    cs = (side - margin) / 9
+    return x0 + margin, y0 + (margin * 0.15 if labels else 0), cs, margin
+
+
+def draw_sheet(x0: float, y0: float, side: float, sheet: list[str], lit: set[str],
+               labels: bool, lab: float) -> float:
+    """Draw a sheet; returns the cell size. Labels take a margin on the left and top."""
+    gx, gy, cs, margin = grid_origin(x0, y0, side, labels)
+    Color(0, 0, 0, 0.3)
+    RoundedRectangle(pos=(x0 + dp(2), y0 - dp(4)), size=(side, side), radius=[dp(8)])
+    Color(*PAPER)
+    RoundedRectangle(pos=(x0, y0), size=(side, side), radius=[dp(8)])
+    for r in range(9):
+        for c in range(9):
+            x, y = gx + c * cs, gy + (8 - r) * cs
+            name = cell_name(r, c)
+            ch = sheet[r][c] if r < len(sheet) and c < len(sheet[r]) else "."
+            if name in lit:
+                Color(1.0, 0.86, 0.35, 0.45)
+                Rectangle(pos=(x, y), size=(cs, cs))
+            if ch == "#":
+                Color(*INK)
+                Rectangle(pos=(x + cs * 0.08, y + cs * 0.08), size=(cs * 0.84, cs * 0.84))
+            elif ch == "*":
+                Color(0.2, 0.55, 0.85, 1)
+                Rectangle(pos=(x + cs * 0.08, y + cs * 0.08), size=(cs * 0.84, cs * 0.84))
+    Color(0.55, 0.55, 0.5, 1)
+    for k in range(10):
+        w = dp(2.4) if k % 3 == 0 else dp(0.8)
+        if k % 3 == 0:
+            Color(0.25, 0.25, 0.25, 1)
+        else:
+            Color(0.6, 0.6, 0.55, 1)
+        Line(points=[gx + k * cs, gy, gx + k * cs, gy + 9 * cs], width=w)
+        Line(points=[gx, gy + k * cs, gx + 9 * cs, gy + k * cs], width=w)
+    if labels:
+        for r in range(9):
+            draw_text(ROWS[r], x0 + margin / 2, gy + (8 - r) * cs + cs / 2, lab,
+                      (0.3, 0.3, 0.3, 1), True)
+            draw_text(str(r + 1), gx + r * cs + cs / 2, gy + 9 * cs + margin * 0.42, lab,
+                      (0.3, 0.3, 0.3, 1), True)
+    return cs
+
+
+class TedokuSheet(BoardWidget):
+    def __init__(self, **kw: Any) -> None:
+        self.model = TedokuModel()
+        self._side_key: Any = None
+        self._box: Any = None
+        super().__init__(**kw)
+
+    def update_model(self, view: Any, legal: list[Any]) -> None:
+        viewer = self.session.viewer if self.session is not None else 0
+        if viewer < 0:
+            viewer = 0
+        self.model.update(view or {}, legal, viewer)
+
+    def geometry(self) -> tuple[float, float, float, float, float]:
+        """x0, y0, side of the sheet; gx, gy lower-left of the grid... as (x0, y0, side, gx,
+        gy, cs) packed: returns x0, y0, side and stores the grid in self.grid."""
+        side = min(self.width, self.height) - dp(8)
+        x0 = self.center_x - side / 2
+        y0 = self.center_y - side / 2
+        gx, gy, cs, _m = grid_origin(x0, y0, side, True)
+        return x0, y0, side, gx, gy, cs  # type: ignore[return-value]
+
+    def cell_center(self, cell: str) -> tuple[float, float]:
+        _x0, _y0, _side, gx, gy, cs = self.geometry()  # type: ignore[misc]
+        r, c = ROWS.index(cell[0]), int(cell[1:]) - 1
+        return gx + c * cs + cs / 2, gy + (8 - r) * cs + cs / 2
+
+    def cell_at(self, x: float, y: float) -> str | None:
+        _x0, _y0, _side, gx, gy, cs = self.geometry()  # type: ignore[misc]
+        if x < gx or y < gy:
+            return None
+        c = int((x - gx) // cs)
+        r = 8 - int((y - gy) // cs)
+        if 0 <= r < 9 and 0 <= c < 9:
+            return cell_name(r, c)
+        return None
+
+    def draw(self) -> None:
+        m = self.model
+        me = m.me()
+        x0, y0, side, gx, gy, cs = self.geometry()  # type: ignore[misc]
+        lit = card_cells(m.view.get("card")) if m.view.get("outcome") is None else set()
+        draw_sheet(x0, y0, side, list(me.get("sheet") or []), lit, True, self.label_size())
+        ghost = m.ghost()
+        if ghost:
+            ok = m.ghost_command() is not None
+            Color(*((0.2, 0.75, 0.35, 0.75) if ok else (0.9, 0.25, 0.2, 0.6)))
+            for r, c in ghost:
+                if 0 <= r < 9 and 0 <= c < 9:
+                    x, y = gx + c * cs, gy + (8 - r) * cs
+                    Rectangle(pos=(x + cs * 0.05, y + cs * 0.05), size=(cs * 0.9, cs * 0.9))
+
+    def on_touch_up(self, touch: Any) -> bool:
+        if not self.collide_point(*touch.pos):
+            return False
+        cell = self.cell_at(*touch.pos)
+        if cell is None or not self.model.legal:
+            return False
+        self.model.tap(cell)
+        self.changed()
+        return True
+
+    def changed(self) -> None:
+        self._redraw()
+        self._side_key = None
+        if self._box is not None:
+            self.side_widgets(self._box)
+
+    # -- controls ----------------------------------------------------------------------------------
+    def side_widgets(self, box: Any) -> None:
+        self._box = box
+        m = self.model
+        v = m.view
+        key = (json.dumps(v, sort_keys=True), len(m.legal), m.shape, m.rotation, m.flipped,
+               m.anchor)
+        if key == self._side_key:
+            return
+        self._side_key = key
+        box.clear_widgets()
+        top = BoxLayout(size_hint_y=None, height=dp(64), spacing=dp(8))
+        top.add_widget(CardFace(text=card_text(v.get("card")), sub="card"))
+        top.add_widget(CardFace(text=DIE_NAMES.get(v.get("die") or "", "-"), sub="die"))
+        turn = f"{v.get('turn', 0)}/{v.get('turns', 20)}"
+        top.add_widget(CardFace(text=turn, sub="turn"))
+        box.add_widget(top)
+        me = m.me()
+        score = me.get("score") or {}
+        line = (f"Score {score.get('total', 0)}  ·  sectors {score.get('sectors', 0)} · rows "
+                f"{score.get('rows', 0)} · cols {score.get('cols', 0)}")
+        if v.get("options", {}).get("bonus"):
+            line += f" · bonus {score.get('bonus', 0)}"
+        box.add_widget(Label(text=line, font_size=sp(15), size_hint_y=None, height=dp(26)))
+        tier = v.get("tier")
+        if tier:
+            final = "Final: " if tier.get("final") else "Now: "
+            box.add_widget(Label(text=f"{final}{tier.get('label', '')} ({tier.get('range', '')})",
+                                 font_size=sp(16), bold=True, color=BRASS, size_hint_y=None,
+                                 height=dp(28)))
+        if m.legal:
+            shapes = m.shapes()
+            grid = GridLayout(cols=4, spacing=dp(6), size_hint_y=None)
+            grid.bind(minimum_height=grid.setter("height"))
+            for s in shapes:
+                t = GToggle(text=SHAPE_NAMES[s], group=f"tedoku-shape-{id(self)}",
+                            state="down" if s == m.shape else "normal", value=s)
+                t.bind(on_press=lambda w: (m.choose(w.value), self.changed()))
+                grid.add_widget(t)
+            box.add_widget(grid)
+            row = GridLayout(cols=2, spacing=dp(6), size_hint_y=None)
+            row.bind(minimum_height=row.setter("height"))
+            rot = GButton(text="Rotate", bg=(1, 1, 1, 0.14), fg=IVORY)
+            rot.bind(on_release=lambda *_: (m.rotate(), self.changed()))
+            flip = GButton(text="Flip", bg=(1, 1, 1, 0.14), fg=IVORY)
+            flip.bind(on_release=lambda *_: (m.flip(), self.changed()))
+            row.add_widget(rot)
+            row.add_widget(flip)
+            cmd = m.ghost_command()
+            place = GButton(text="Place here" if cmd else ("Tap the sheet" if m.anchor is None
+                                                           else "Does not fit"),
+                            enabled=cmd is not None)
+            place.bind(on_release=lambda *_: self.place())
+            row.add_widget(place)
+            if m.can_skip():
+                skip = GButton(text="Skip (no room)", bg=(0.8, 0.3, 0.25, 1), fg=IVORY)
+                skip.bind(on_release=lambda *_: self.send({"type": "skip"}))
+                row.add_widget(skip)
+            box.add_widget(row)
+            self.place_button = place
+        others = m.others()
+        if others:
+            strip = BoxLayout(size_hint_y=None, height=dp(120), spacing=dp(8))
+            for p in others:
+                mini = MiniSheet(sheet=list(p.get("sheet") or []),
+                                 title=self._name(int(p.get("seat", 0))),
+                                 score=(p.get("score") or {}).get("total", 0),
+                                 placed=bool(p.get("placed")))
+                strip.add_widget(mini)
+            box.add_widget(strip)
+
+    def _name(self, seat: int) -> str:
+        if self.session is not None:
+            return str(self.session.player_name(seat))
+        return f"Player {seat + 1}"
+
+    def place(self) -> None:
+        cmd = self.model.ghost_command()
+        if cmd is not None:
+            self.model.anchor = None
+            self.send(cmd)
+
+
+class CardFace(Widget):
+    def __init__(self, text: str, sub: str, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.text, self.sub = text, sub
+        self.bind(pos=self._draw, size=self._draw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        with self.canvas:
+            Color(*PAPER)
+            RoundedRectangle(pos=self.pos, size=self.size, radius=[dp(10)])
+            draw_text(self.text, self.center_x, self.center_y + dp(6), sp(18), INK, True)
+            draw_text(self.sub, self.center_x, self.y + dp(11), sp(12), (0.4, 0.4, 0.4, 1))
+
+
+class MiniSheet(Widget):
+    def __init__(self, sheet: list[str], title: str, score: int, placed: bool, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.sheet, self.title, self.score, self.placed = sheet, title, score, placed
+        self.bind(pos=self._draw, size=self._draw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        side = min(self.width, self.height - dp(20))
+        if side <= 0:
+            return
+        with self.canvas:
+            draw_sheet(self.center_x - side / 2, self.y, side, self.sheet, set(), False, 0)
+            mark = " ✓" if self.placed else ""
+            draw_text(f"{self.title}: {self.score}{mark.replace('✓', '(drawn)')}",
+                      self.center_x, self.top - dp(9), sp(12), IVORY if not self.placed else MUTED)

@@ -1,0 +1,393 @@
+"""Teka: a card table seen from the viewer's seat; hand fanned at the bottom, the trick in
+the middle, bidding / trumps / signals / raises as buttons beside it, and a score sheet."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kivy.graphics import Color, Ellipse, Line, RoundedRectangle
+from kivy.metrics import dp, sp
+from kivy.properties import ListProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.label import Label
+from kivy.uix.modalview import ModalView
+from kivy.uix.scrollview import ScrollView
+from kivy.uix.widget import Widget
+
+from client_kivy.vm.teka import (
+    SEAT_NAMES,
+    SIGNALS,
+    SUIT_NAME,
+    SUIT_SYMBOL,
+    TekaModel,
+    call_text,
+    card_text,
+    side_name,
+)
+from client_kivy.widgets.board import BoardWidget, draw_text, text_texture
+from client_kivy.widgets.common import BRASS, IVORY, MUTED, GButton
+
+RED_SUITS = "HD"
+SYMBOL_FONT = "DejaVuSans"
+
+
+def draw_card(x: float, y: float, w: float, h: float, card: str | None,
+              dim: bool = False, glow: bool = False) -> None:
+    Color(0, 0, 0, 0.35)
+    RoundedRectangle(pos=(x + dp(2), y - dp(3)), size=(w, h), radius=[w * 0.1])
+    if glow:
+        Color(*BRASS)
+        RoundedRectangle(pos=(x - dp(3), y - dp(3)), size=(w + dp(6), h + dp(6)),
+                         radius=[w * 0.12])
+    if card is None:  # back
+        Color(0.55, 0.12, 0.12, 1)
+        RoundedRectangle(pos=(x, y), size=(w, h), radius=[w * 0.1])
+        Color(0.95, 0.85, 0.6, 0.6)
+        Line(rounded_rectangle=(x + w * 0.1, y + w * 0.1, w * 0.8, h - w * 0.2, w * 0.06),
+             width=dp(1))
+        return
+    Color(*((0.80, 0.79, 0.76, 1) if dim else (0.99, 0.98, 0.95, 1)))
+    RoundedRectangle(pos=(x, y), size=(w, h), radius=[w * 0.1])
+    colour = (0.78, 0.1, 0.12, 1) if card[1] in RED_SUITS else (0.08, 0.08, 0.1, 1)
+    if dim:
+        colour = tuple(c * 0.6 + 0.3 for c in colour[:3]) + (1,)
+    rank = "10" if card[0] == "T" else card[0]
+    fs = w * 0.36
+    tex = text_texture(rank, fs, colour, True)
+    Color(1, 1, 1, 1)
+    from kivy.graphics import Rectangle
+
+    Rectangle(texture=tex, pos=(x + w * 0.08, y + h - tex.height - w * 0.04), size=tex.size)
+    sym = _symbol(card[1], fs * 0.95, colour)
+    Rectangle(texture=sym, pos=(x + w * 0.1, y + h - tex.height - sym.height - w * 0.02),
+              size=sym.size)
+    big = _symbol(card[1], w * 0.62, colour)
+    Rectangle(texture=big, pos=(x + w - big.width - w * 0.08, y + w * 0.06), size=big.size)
+
+
+def _symbol(suit: str, size: float, colour: tuple[float, ...]) -> Any:
+    from kivy.core.text import Label as CoreLabel
+
+    lab = CoreLabel(text=SUIT_SYMBOL[suit], font_size=size, color=colour, font_name=SYMBOL_FONT)
+    lab.refresh()
+    return lab.texture
+
+
+class TekaTable(BoardWidget):
+    def __init__(self, **kw: Any) -> None:
+        self.model = TekaModel()
+        self.viewer = 0
+        self.players: list[str] = []
+        self._hand_rects: list[tuple[float, float, float, float, str]] = []
+        self._side_key: Any = None
+        super().__init__(**kw)
+
+    def update_model(self, view: Any, legal: list[Any]) -> None:
+        if self.session is not None:
+            self.viewer = self.session.viewer
+            self.players = [self.session.player_name(i) for i in range(4)]
+        self.model.update(view or {}, legal, self.viewer)
+
+    def name(self, seat: int) -> str:
+        if seat < len(self.players) and self.players[seat]:
+            return f"{self.players[seat]} ({SEAT_NAMES[seat]})"
+        return SEAT_NAMES[seat]
+
+    # -- geometry -------------------------------------------------------------------------------
+    def card_size(self) -> tuple[float, float]:
+        w = min(self.width / 7.2, self.height / 6.2 / 1.4, dp(120))
+        return w, w * 1.4
+
+    def seat_anchor(self, pos: str, table: tuple[float, float, float, float]) -> tuple[float, float]:
+        tx, ty, tw, th = table
+        return {"bottom": (tx + tw / 2, ty + th * 0.07), "top": (tx + tw / 2, ty + th * 0.93),
+                "left": (tx + tw * 0.1, ty + th / 2), "right": (tx + tw * 0.9, ty + th / 2)}[pos]
+
+    # -- drawing -------------------------------------------------------------------------------
+    def draw(self) -> None:
+        m = self.model
+        v = m.view
+        cw, ch = self.card_size()
+        hand_h = ch * 1.18
+        table = (self.x, self.y + hand_h, self.width, self.height - hand_h)
+        tx, ty, tw, th = table
+        # felt oval with a brass rim
+        Color(0.02, 0.10, 0.07, 1)
+        Ellipse(pos=(tx + dp(4), ty + dp(4)), size=(tw - dp(8), th - dp(8)))
+        Color(*BRASS)
+        Line(ellipse=(tx + dp(4), ty + dp(4), tw - dp(8), th - dp(8)), width=dp(2.5))
+        Color(0.09, 0.36, 0.25, 1)
+        Ellipse(pos=(tx + dp(10), ty + dp(10)), size=(tw - dp(20), th - dp(20)))
+        lab = max(sp(12), min(sp(17), tw / 40))
+        to_act = set(v.get("to_act") or [])
+        sitting_out = v.get("sitting_out")
+        counts = v.get("counts") or [0, 0, 0, 0]
+        dealer = v.get("dealer")
+        # seats
+        for seat in range(4):
+            pos = m.position(seat)
+            ax, ay = self.seat_anchor(pos, table)
+            active = seat in to_act and v.get("phase") != "over"
+            name = self.name(seat)
+            tex = text_texture(name, lab, (0.1, 0.07, 0.02, 1) if active else IVORY, True)
+            pad = dp(8)
+            bw, bh = tex.width + 2 * pad, tex.height * 2.3 + pad
+            bx, by = ax - bw / 2, ay - bh / 2
+            bx = max(tx + dp(2), min(bx, tx + tw - bw - dp(2)))
+            Color(*(BRASS if active else (0, 0, 0, 0.45)))
+            RoundedRectangle(pos=(bx, by), size=(bw, bh), radius=[dp(10)])
+            from kivy.graphics import Rectangle
+
+            Color(1, 1, 1, 1)
+            Rectangle(texture=tex, pos=(bx + pad, by + bh - tex.height - pad / 2), size=tex.size)
+            info = []
+            if seat == sitting_out:
+                info.append("sits out")
+            elif seat < len(counts):
+                info.append(f"{counts[seat]} cards")
+            call = m.last_call(seat)
+            if call is not None:
+                info.append(call_text(call))
+            if seat == dealer:
+                info.append("dealer")
+            sub = text_texture(" · ".join(info), lab * 0.82,
+                               (0.2, 0.14, 0.05, 1) if active else MUTED)
+            Rectangle(texture=sub, pos=(bx + pad, by + pad / 2), size=sub.size)
+        # contract and tricks won
+        contract = m.contract_text()
+        won = v.get("tricks_won") or [0, 0]
+        cx, cy = tx + tw / 2, ty + th / 2
+        if contract:
+            draw_text(contract, cx, ty + th * 0.78, lab * 1.05, BRASS, True)
+            draw_text(f"Tricks  N-S {won[0]}  ·  E-W {won[1]}", cx, ty + th * 0.71, lab * 0.9,
+                      IVORY)
+        raise_info = v.get("raise") or {}
+        if raise_info.get("pending"):
+            draw_text(f"Raise to {raise_info['pending']} proposed: waiting for the answers",
+                      cx, ty + th * 0.25, lab, (1, 0.8, 0.4, 1), True)
+        phase = v.get("phase")
+        if phase == "bidding" and not contract:
+            draw_text("Bidding", cx, ty + th * 0.74, lab * 1.2, BRASS, True)
+        # trick in the middle
+        tcw, tch = cw * 0.85, ch * 0.85
+        for played in m.trick():
+            pos = m.position(int(played["seat"]))
+            dx, dy = {"bottom": (0, -0.62), "top": (0, 0.62), "left": (-1.15, 0),
+                      "right": (1.15, 0)}[pos]
+            x = cx + dx * tcw - tcw / 2
+            y = cy + dy * tch - tch / 2
+            draw_card(x, y, tcw, tch, played["card"])
+            if played.get("signal"):
+                draw_text(played["signal"].upper(), x + tcw / 2, y - lab * 0.6, lab * 0.8,
+                          (1, 0.85, 0.4, 1), True)
+        # the hand
+        self._hand_rects = []
+        hand = m.hand()
+        if not hand and isinstance(v.get("unplayed"), list) and self.viewer < 0:
+            hand = []
+        playable = set(m.playable())
+        n = len(hand)
+        if n:
+            step = min(cw * 0.78, (self.width - cw - dp(16)) / max(1, n - 1))
+            total = step * (n - 1) + cw
+            x = self.center_x - total / 2
+            for card in hand:
+                lift = 0.0
+                if card in playable:
+                    lift = ch * 0.10
+                if card == m.selected:
+                    lift = ch * 0.22
+                y = self.y + dp(6) + lift
+                draw_card(x, y, cw, ch, card, dim=bool(playable) and card not in playable,
+                          glow=card == m.selected)
+                self._hand_rects.append((x, y, step if card != hand[-1] else cw, ch, card))
+                x += step
+
+    # -- touch -----------------------------------------------------------------------------------
+    def card_at(self, x: float, y: float) -> str | None:
+        for rx, ry, rw, rh, card in reversed(self._hand_rects):
+            if rx <= x <= rx + max(rw, dp(30)) and ry <= y <= ry + rh:
+                return card
+        return None
+
+    def card_point(self, card: str) -> tuple[float, float]:
+        for rx, ry, rw, rh, c in self._hand_rects:
+            if c == card:
+                return rx + min(rw, dp(20)) / 2 + dp(4), ry + rh * 0.6
+        raise KeyError(card)
+
+    def on_touch_up(self, touch: Any) -> bool:
+        if not self.collide_point(*touch.pos):
+            return False
+        card = self.card_at(*touch.pos)
+        if card is None:
+            return False
+        cmd = self.model.tap_card(card)
+        if cmd is not None:
+            self.send(cmd)
+        self._redraw()
+        self._side_key = None
+        if self.parent is not None and self._box is not None:
+            self.side_widgets(self._box)
+        return True
+
+    _box: Any = None
+
+    # -- buttons beside the table ------------------------------------------------------------
+    def side_widgets(self, box: Any) -> None:
+        self._box = box
+        m = self.model
+        key = (json.dumps(m.legal, sort_keys=True), m.selected, m.phase,
+               json.dumps(m.view.get("sheet")))
+        if key == self._side_key:
+            return
+        self._side_key = key
+        box.clear_widgets()
+        grid = GridLayout(cols=3, spacing=dp(6), size_hint_y=None)
+        grid.bind(minimum_height=grid.setter("height"))
+
+        def add(text: str, cmd: Any, primary: bool = True) -> GButton:
+            b = GButton(text=text, font_size=sp(16))
+            if not primary:
+                b.bg, b.fg = (1, 1, 1, 0.14), IVORY
+            b.bind(on_release=lambda *_: self.send(cmd))
+            grid.add_widget(b)
+            return b
+
+        hint = ""
+        if m.commands("keep") or m.commands("throw_in"):
+            hint = "Nothing above a 10: keep this hand or throw it in?"
+            for c in m.commands("keep"):
+                add("Keep", c)
+            for c in m.commands("throw_in"):
+                add("Throw in", c, False)
+        for c in m.bids():
+            add(call_text(c["call"]), c, isinstance(c["call"], int) or c["call"] == "double 13")
+        if m.bids():
+            hint = "Your call"
+        for c in m.commands("trumps"):
+            add(f"{SUIT_SYMBOL[c['suit']]} {SUIT_NAME[c['suit']]}", c)
+            hint = "Name trumps"
+        for c in m.commands("cut"):
+            add("Cut the deck", c)
+            hint = "Cut for the next hand"
+        if m.selected is not None:
+            hint = f"Play {card_text(m.selected)} (tap it again), or with a signal:"
+            plain = m.play(m.selected, None)
+            if plain is not None:
+                add(f"Play {card_text(m.selected)}", plain)
+            for sig in SIGNALS:
+                cmd = m.play(m.selected, sig)
+                if cmd is not None:
+                    add(f"+ {sig}", cmd, False)
+        elif m.playable():
+            hint = "Your turn: tap a raised card"
+        for c in m.commands("raise"):
+            add(f"Raise to {c['to']}", c, False)
+        for c in m.commands("accept_raise"):
+            add("Accept raise", c)
+            hint = f"Declarer proposes {m.view.get('raise', {}).get('pending')}: accept?"
+        for c in m.commands("refuse_raise"):
+            add("Refuse raise", c, False)
+        if hint:
+            lab = Label(text=hint, font_size=sp(16), color=BRASS, size_hint_y=None,
+                        height=dp(30), halign="center")
+            lab.bind(width=lambda w, _v: setattr(w, "text_size", (w.width, None)))
+            box.add_widget(lab)
+        box.add_widget(grid)
+        scores = m.view.get("scores") or [0, 0]
+        line = Label(text=f"N-S {scores[0]}   ·   E-W {scores[1]}   (to "
+                          f"{(m.view.get('options') or {}).get('target', 104)})",
+                     font_size=sp(17), bold=True, size_hint_y=None, height=dp(30))
+        box.add_widget(line)
+        sheet = GButton(text="Score sheet", bg=(1, 1, 1, 0.14), fg=IVORY)
+        sheet.bind(on_release=lambda *_: ScoreSheet(m.view).open())
+        box.add_widget(sheet)
+
+
+class ScoreChart(Widget):
+    """Both sides' totals after each hand, as two lines."""
+
+    series = ListProperty([])
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.bind(pos=self._draw, size=self._draw, series=self._draw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        pts = list(self.series)
+        if len(pts) < 2:
+            return
+        lo = min(0, min(min(a, b) for a, b in pts))
+        hi = max(104, max(max(a, b) for a, b in pts))
+        pad = dp(24)
+        w, h = self.width - 2 * pad, self.height - 2 * pad
+
+        def xy(i: int, v: int) -> tuple[float, float]:
+            return (self.x + pad + w * i / (len(pts) - 1), self.y + pad + h * (v - lo) / (hi - lo))
+
+        with self.canvas:
+            Color(1, 1, 1, 0.15)
+            Line(points=[*xy(0, 0), *xy(len(pts) - 1, 0)], width=dp(1))
+            Color(*BRASS)
+            Line(points=[*xy(0, 104), *xy(len(pts) - 1, 104)], width=dp(1), dash_length=6,
+                 dash_offset=4)
+            for side, colour in ((0, (0.95, 0.85, 0.55, 1)), (1, (0.5, 0.75, 1.0, 1))):
+                Color(*colour)
+                line: list[float] = []
+                for i, p in enumerate(pts):
+                    line.extend(xy(i, p[side]))
+                Line(points=line, width=dp(2.5))
+                for i, p in enumerate(pts):
+                    px, py = xy(i, p[side])
+                    Ellipse(pos=(px - dp(4), py - dp(4)), size=(dp(8), dp(8)))
+            draw_text("N-S", self.x + pad + dp(20), self.top - dp(12), sp(13),
+                      (0.95, 0.85, 0.55, 1), True)
+            draw_text("E-W", self.x + pad + dp(60), self.top - dp(12), sp(13),
+                      (0.5, 0.75, 1.0, 1), True)
+
+
+class ScoreSheet(ModalView):
+    def __init__(self, view: dict[str, Any], **kw: Any) -> None:
+        super().__init__(size_hint=(0.92, 0.88), background_color=(0, 0, 0, 0.7), **kw)
+        model = TekaModel()
+        model.update(view, [])
+        body = BoxLayout(orientation="vertical", padding=dp(14), spacing=dp(8))
+        with body.canvas.before:
+            Color(0.04, 0.16, 0.12, 1)
+            self._bg = RoundedRectangle(radius=[dp(16)])
+        body.bind(pos=lambda w, p: setattr(self._bg, "pos", p),
+                  size=lambda w, s: setattr(self._bg, "size", s))
+        body.add_widget(Label(text="Score sheet", font_size=sp(22), bold=True, color=BRASS,
+                              size_hint_y=None, height=dp(36)))
+        chart = ScoreChart(size_hint_y=0.4)
+        chart.series = model.score_series()
+        body.add_widget(chart)
+        grid = GridLayout(cols=6, spacing=dp(4), size_hint_y=None, row_default_height=dp(30))
+        grid.bind(minimum_height=grid.setter("height"))
+        for head in ("Hand", "Contract", "Tricks", "Result", "N-S", "E-W"):
+            grid.add_widget(Label(text=head, bold=True, color=MUTED, font_size=sp(14)))
+        for row in view.get("sheet") or []:
+            bid = "D13" if row.get("double13") else str(row.get("bid"))
+            trumps = SUIT_SYMBOL.get(row.get("trumps") or "", "")
+            who = SEAT_NAMES[int(row.get("bidder", 0)) % 4][0]
+            tricks = row.get("tricks") or [0, 0]
+            totals = row.get("totals") or [0, 0]
+            cells = [str(row.get("hand")), f"{who} {bid}{trumps}", f"{tricks[0]}-{tricks[1]}",
+                     "made" if row.get("made") else "failed", str(totals[0]), str(totals[1])]
+            for c in cells:
+                grid.add_widget(Label(text=c, font_size=sp(15), font_name=SYMBOL_FONT))
+        scroll = ScrollView()
+        scroll.add_widget(grid)
+        body.add_widget(scroll)
+        scores = view.get("scores") or [0, 0]
+        lead = 0 if scores[0] >= scores[1] else 1
+        body.add_widget(Label(text=f"{side_name(lead)} lead {max(scores)} to {min(scores)}",
+                              font_size=sp(17), size_hint_y=None, height=dp(30)))
+        close = GButton(text="Close")
+        close.bind(on_release=lambda *_: self.dismiss())
+        body.add_widget(close)
+        self.add_widget(body)

@@ -1,0 +1,155 @@
+"""Tiku: a 6x6 wooden board; pieces slide, laying coloured discs behind them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.metrics import dp, sp
+from kivy.uix.label import Label
+
+from client_kivy.vm.tiku import FILES, TikuModel
+from client_kivy.widgets.board import BoardWidget, draw_text, draw_wood
+from client_kivy.widgets.common import GButton
+
+DISC = [(0.93, 0.88, 0.74, 1), (0.62, 0.17, 0.15, 1)]
+DISC_RIM = [(0.70, 0.64, 0.50, 1), (0.38, 0.08, 0.07, 1)]
+
+
+class TikuBoard(BoardWidget):
+    def __init__(self, **kw: Any) -> None:
+        self.model = TikuModel()
+        super().__init__(**kw)
+        self._side_key: Any = None
+
+    def update_model(self, view: Any, legal: list[Any]) -> None:
+        self.model.update(view or {}, legal)
+
+    def geometry(self) -> tuple[float, float, float]:
+        side = min(self.width, self.height) - dp(8)
+        return self.center_x - side / 2, self.center_y - side / 2, side
+
+    def cell(self, square: str) -> tuple[float, float, float]:
+        """Lower-left corner and size of a square."""
+        x0, y0, side = self.geometry()
+        step = (side - side * 0.1) / 6
+        f = FILES.index(square[0])
+        r = int(square[1:]) - 1
+        return x0 + side * 0.07 + f * step, y0 + side * 0.07 + r * step, step
+
+    def point(self, square: str) -> tuple[float, float]:
+        x, y, s = self.cell(square)
+        return x + s / 2, y + s / 2
+
+    def square_at(self, x: float, y: float) -> str | None:
+        for f in FILES:
+            for r in range(1, 7):
+                cx, cy, s = self.cell(f"{f}{r}")
+                if cx <= x < cx + s and cy <= y < cy + s:
+                    return f"{f}{r}"
+        return None
+
+    def draw(self) -> None:
+        m = self.model
+        x0, y0, side = self.geometry()
+        draw_wood(x0, y0, side, side, dp(18))
+        targets = m.targets()
+        diag = m.diagonal_targets()
+        movable = m.movable() if m.selected is None else set()
+        path = m.last_path()
+        lab = self.label_size()
+        for i, f in enumerate(FILES):
+            cx, _ = self.point(f"{f}1")
+            draw_text(f, cx, y0 + side * 0.035, lab, (0.25, 0.14, 0.06, 1), True)
+            _, cy = self.point(f"a{i + 1}")
+            draw_text(str(i + 1), x0 + side * 0.035, cy, lab, (0.25, 0.14, 0.06, 1), True)
+        for f in FILES:
+            for r in range(1, 7):
+                sq = f"{f}{r}"
+                x, y, s = self.cell(sq)
+                dark = (FILES.index(f) + r) % 2 == 0
+                Color(*((0.60, 0.40, 0.21, 1) if dark else (0.78, 0.58, 0.35, 1)))
+                Rectangle(pos=(x + 1, y + 1), size=(s - 2, s - 2))
+                if sq in path:
+                    Color(1.0, 0.9, 0.5, 0.30)
+                    Rectangle(pos=(x + 1, y + 1), size=(s - 2, s - 2))
+                disc = m.disc_at(sq)
+                if disc is not None:
+                    r_out = s * 0.40
+                    cx, cy = x + s / 2, y + s / 2
+                    Color(0, 0, 0, 0.3)
+                    Ellipse(pos=(cx - r_out + dp(1), cy - r_out - dp(2)), size=(2 * r_out,) * 2)
+                    Color(*DISC_RIM[disc])
+                    Ellipse(pos=(cx - r_out, cy - r_out), size=(2 * r_out,) * 2)
+                    Color(*DISC[disc])
+                    Ellipse(pos=(cx - r_out * 0.82, cy - r_out * 0.82), size=(1.64 * r_out,) * 2)
+                piece = m.piece_at(sq)
+                if piece is not None:
+                    self._draw_piece(x + s / 2, y + s / 2, s * 0.27, int(piece["seat"]),
+                                     bool(piece.get("flipped")))
+                cx, cy = x + s / 2, y + s / 2
+                if sq == m.selected:
+                    Color(0.35, 0.85, 0.45, 1)
+                    Line(rectangle=(x + dp(3), y + dp(3), s - dp(6), s - dp(6)), width=dp(3))
+                elif sq in movable:
+                    Color(0.35, 0.85, 0.45, 0.6)
+                    Line(circle=(cx, cy, s * 0.34), width=dp(1.6))
+                if sq in targets:
+                    Color(*((0.45, 0.75, 1.0, 0.95) if sq in diag else (0.35, 0.85, 0.45, 0.95)))
+                    rr = s * 0.13
+                    Ellipse(pos=(cx - rr, cy - rr), size=(2 * rr, 2 * rr))
+
+    def _draw_piece(self, cx: float, cy: float, r: float, seat: int, flipped: bool) -> None:
+        Color(0, 0, 0, 0.45)
+        Ellipse(pos=(cx - r + dp(2), cy - r - dp(4)), size=(2 * r, 2 * r))
+        body = (0.97, 0.95, 0.90, 1) if seat == 0 else (0.12, 0.10, 0.10, 1)
+        rim = (0.62, 0.58, 0.50, 1) if seat == 0 else (0.02, 0.02, 0.02, 1)
+        Color(*rim)
+        Ellipse(pos=(cx - r, cy - r), size=(2 * r, 2 * r))
+        Color(*body)
+        Ellipse(pos=(cx - r * 0.85, cy - r * 0.8), size=(1.7 * r, 1.7 * r))
+        mark = (0.62, 0.17, 0.15, 1) if seat == 0 else (0.93, 0.88, 0.74, 1)
+        if not flipped:
+            # the unflipped mark: a diagonal cross (this piece may still slide diagonally
+            # when the variant is on)
+            Color(*mark)
+            d = r * 0.45
+            Line(points=[cx - d, cy - d, cx + d, cy + d], width=dp(2))
+            Line(points=[cx - d, cy + d, cx + d, cy - d], width=dp(2))
+        else:
+            Color(*mark)
+            Line(circle=(cx, cy, r * 0.45), width=dp(2))
+
+    def on_touch_up(self, touch: Any) -> bool:
+        if not self.collide_point(*touch.pos):
+            return False
+        sq = self.square_at(*touch.pos)
+        if sq is None:
+            return False
+        cmd = self.model.tap(sq)
+        if cmd is not None:
+            self.send(cmd)
+        else:
+            self._redraw()
+        return True
+
+    def side_widgets(self, box: Any) -> None:
+        """Discs in hand, match score, and a Pass button when passing is the only move."""
+        v = self.model.view
+        hands = v.get("hands") or [0, 0]
+        match = v.get("match")
+        key = (tuple(hands), tuple(match or ()), self.model.can_pass(), v.get("round"))
+        if key == self._side_key:
+            return
+        self._side_key = key
+        box.clear_widgets()
+        text = f"Discs in hand: Light {hands[0]} · Dark {hands[1]}"
+        if match:
+            target = (v.get("options") or {}).get("target", 20)
+            text += f"\nRound {v.get('round', 1)} · match {match[0]} - {match[1]} (to {target})"
+        box.add_widget(Label(text=text, font_size=sp(16), size_hint_y=None, height=dp(48),
+                             halign="center"))
+        if self.model.can_pass():
+            b = GButton(text="Pass (no move)")
+            b.bind(on_release=lambda *_: self.send({"type": "pass"}))
+            box.add_widget(b)
