@@ -382,6 +382,12 @@ def gives_forced_win_in_3(t: Tables, cur: int, oth: int, code: int) -> bool:
 # ------------------------------------------------------------------------------ search
 
 
+WON: Final = 1
+LOST: Final = -1
+DRAWN: Final = 2
+"""Solver status of a node, for its side to move (0: unknown)."""
+
+
 class SearchResult:
     def __init__(self, move: int, value: float, iterations: int, draw_rate: float) -> None:
         self.move = move
@@ -405,48 +411,39 @@ class Search:
         self.t = tables
         self.c = exploration
         self.playout = Playout(tables, seed, smart, depth)
-        self.cur: list[int] = []
-        self.oth: list[int] = []
-        self.ply: list[int] = []
+        # One entry per node. A node's position is not stored: it is replayed on the way down.
         self.move: list[int] = []
-        self.first: list[int] = []
+        self.first: list[int] = []  # first child (children are contiguous), -1: not expanded
         self.count: list[int] = []
         self.visits: list[int] = []
         self.value: list[float] = []  # sum of results for the side that moved into the node
-        self.status: list[int] = []  # 1: side to move wins, -1: loses, 0: unknown (solver)
+        self.status: list[int] = []  # solver: WON / LOST for the side to move, DRAWN, 0
         self.draws = 0
         self.cap = 1 << 30
 
-    def add(self, cur: int, oth: int, ply: int, move: int, status: int) -> int:
-        self.cur.append(cur)
-        self.oth.append(oth)
-        self.ply.append(ply)
+    def add(self, move: int, status: int) -> int:
         self.move.append(move)
         self.first.append(-1)
         self.count.append(0)
         self.visits.append(0)
         self.value.append(0.0)
         self.status.append(status)
-        return len(self.cur) - 1
+        return len(self.move) - 1
 
-    def expand(self, node: int, moves: list[int]) -> None:
-        cur = self.cur[node]
-        oth = self.oth[node]
-        ply = self.ply[node] + 1
+    def expand(self, node: int, cur: int, moves: list[int]) -> None:
         t = self.t
-        first = len(self.cur)
+        first = len(self.move)
         won = False
         for m in moves:
-            c = play(cur, m)
-            if t.is_win(c):
-                self.add(oth, c, ply, m, -1)
+            if t.is_win(play(cur, m)):
+                self.add(m, LOST)
                 won = True
             else:
-                self.add(oth, c, ply, m, 0)
+                self.add(m, 0)
         self.first[node] = first
         self.count[node] = len(moves)
         if won:
-            self.status[node] = 1
+            self.status[node] = WON
 
     def select(self, node: int) -> int:
         first = self.first[node]
@@ -457,9 +454,9 @@ class Search:
         fallback = first
         for i in range(first, first + n):
             st = self.status[i]
-            if st == -1:
+            if st == LOST:
                 return i
-            if st == 1:
+            if st == WON:
                 fallback = i
                 continue
             v = self.visits[i]
@@ -479,45 +476,50 @@ class Search:
         all_lost = True
         for i in range(first, first + self.count[node]):
             st = self.status[i]
-            if st == -1:
-                self.status[node] = 1
+            if st == LOST:
+                self.status[node] = WON
                 return True
-            if st != 1:
+            if st != WON:
                 all_lost = False
         if all_lost and self.count[node] > 0:
-            self.status[node] = -1
+            self.status[node] = LOST
             return True
         return False
 
-    def iterate(self) -> None:
+    def iterate(self, cur: int, oth: int, ply: int) -> None:
+        """One descent from the root (``cur`` to move, ``oth``, at ``ply``), a playout and
+        the update of the path."""
         node = 0
         path = [0]
-        while True:
-            if self.status[node] != 0 or self.ply[node] >= self.cap:
-                break
+        t = self.t
+        cap = self.cap
+        while self.status[node] == 0 and ply < cap:
             if self.first[node] < 0:
-                if self.visits[node] == 0 and node != 0:
+                if self.visits[node] == 0:
                     break
-                moves = self.t.moves(self.cur[node], self.oth[node])
+                moves = t.moves(cur, oth)
                 if not moves:
                     break
-                self.expand(node, moves)
+                self.expand(node, cur, moves)
                 if self.status[node] != 0:
                     break
             node = self.select(node)
             path.append(node)
+            moved = play(cur, self.move[node])
+            cur = oth
+            oth = moved
+            ply += 1
         st = self.status[node]
-        if st == 1:
+        if st == WON:
             r = WIN
-        elif st == -1:
+        elif st == LOST:
             r = LOSS
-        elif self.ply[node] >= self.cap:
+        elif st == DRAWN or ply >= cap:
             r = DRAW
-            self.draws += 1
         else:
-            r = self.playout.run(self.cur[node], self.oth[node], self.cap - self.ply[node])
-            if r == DRAW:
-                self.draws += 1
+            r = self.playout.run(cur, oth, cap - ply)
+        if r == DRAW:
+            self.draws += 1
         changed = True
         for k in range(len(path) - 1, -1, -1):
             n = path[k]
@@ -544,16 +546,16 @@ class Search:
         root move) says how often the position after each move already occurred: a third
         occurrence is a draw, and a winning side prefers new positions (progress)."""
         self.cap = cap
-        root = self.add(cur, oth, ply, NO_MOVE, 0)
-        self.expand(root, root_moves)
+        root = self.add(NO_MOVE, 0)
+        self.expand(root, cur, root_moves)
         first = self.first[root]
         if repeats:
             for k in range(len(root_moves)):
                 if repeats[k] >= 2 and self.status[first + k] == 0:
-                    self.ply[first + k] = cap  # drawn by repetition
+                    self.status[first + k] = DRAWN  # a third occurrence: drawn by repetition
         done = 0
         while done < iterations and self.status[root] == 0:
-            self.iterate()
+            self.iterate(cur, oth, ply)
             done += 1
             if (done & 63) == 0:
                 if should_stop is not None and should_stop():
@@ -561,9 +563,9 @@ class Search:
                 if progress is not None and (done & 1023) == 0:
                     progress(done / iterations)
         best = self.best_child(root)
-        if self.status[root] == 1:
+        if self.status[root] == WON:
             value = 1.0
-        elif self.status[root] == -1:
+        elif self.status[root] == LOST:
             value = 0.0
         else:
             value = self.mean(best)
@@ -592,11 +594,11 @@ class Search:
         best_key = -1.0
         for i in range(first, first + self.count[node]):
             st = self.status[i]
-            if st == -1:
+            if st == LOST:
                 return i
             v = self.visits[i]
             key = float(v) + (self.value[i] / v if v else 0.0)
-            if st == 1:
+            if st == WON:
                 key = -0.5
             if key > best_key:
                 best_key = key
