@@ -75,7 +75,7 @@ def main() -> int:
     ap.add_argument("--only", default="")
     args = ap.parse_args()
     os.environ.setdefault("GAMENIGHT_PURE", "1")
-    testing.headless(*SIZES["tablet"])
+    testing.headless(1280, 960)  # the largest of both: the GL surface never grows
     app = testing.start_app(tempfile.mkdtemp(prefix="gamenight-shots-"))
     from client_kivy.vm.session import LocalSession, ReplayModel
 

@@ -31,6 +31,14 @@ class GButton(ButtonBehavior, Label):
             return False
         return super().on_touch_down(touch)
 
+    def on_text(self, _w, text):  # type: ignore[no-untyped-def]
+        # Roboto has no card-suit symbols; DejaVu Sans has
+        if any(ch in text for ch in SUIT_CHARS):
+            self.font_name = "DejaVuSans"
+
+
+SUIT_CHARS = "\u2660\u2665\u2666\u2663"
+
 
 class GToggle(ToggleButtonBehavior, Label):
     """A rounded toggle (choice chips: game kind, human/bot, level)."""

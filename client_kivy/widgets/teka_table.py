@@ -133,15 +133,6 @@ class TekaTable(BoardWidget):
             name = self.name(seat)
             tex = text_texture(name, lab, (0.1, 0.07, 0.02, 1) if active else IVORY, True)
             pad = dp(8)
-            bw, bh = tex.width + 2 * pad, tex.height * 2.3 + pad
-            bx, by = ax - bw / 2, ay - bh / 2
-            bx = max(tx + dp(2), min(bx, tx + tw - bw - dp(2)))
-            Color(*(BRASS if active else (0, 0, 0, 0.45)))
-            RoundedRectangle(pos=(bx, by), size=(bw, bh), radius=[dp(10)])
-            from kivy.graphics import Rectangle
-
-            Color(1, 1, 1, 1)
-            Rectangle(texture=tex, pos=(bx + pad, by + bh - tex.height - pad / 2), size=tex.size)
             info = []
             if seat == sitting_out:
                 info.append("sits out")
@@ -154,6 +145,15 @@ class TekaTable(BoardWidget):
                 info.append("dealer")
             sub = text_texture(" · ".join(info), lab * 0.82,
                                (0.2, 0.14, 0.05, 1) if active else MUTED)
+            bw, bh = max(tex.width, sub.width) + 2 * pad, tex.height * 2.3 + pad
+            bx, by = ax - bw / 2, ay - bh / 2
+            bx = max(tx + dp(2), min(bx, tx + tw - bw - dp(2)))
+            Color(*(BRASS if active else (0, 0, 0, 0.45)))
+            RoundedRectangle(pos=(bx, by), size=(bw, bh), radius=[dp(10)])
+            from kivy.graphics import Rectangle
+
+            Color(1, 1, 1, 1)
+            Rectangle(texture=tex, pos=(bx + pad, by + bh - tex.height - pad / 2), size=tex.size)
             Rectangle(texture=sub, pos=(bx + pad, by + pad / 2), size=sub.size)
         # contract and tricks won
         contract = m.contract_text()
@@ -293,7 +293,7 @@ class TekaTable(BoardWidget):
             add("Refuse raise", c, False)
         if hint:
             lab = Label(text=hint, font_size=sp(16), color=BRASS, size_hint_y=None,
-                        height=dp(30), halign="center")
+                        height=dp(30), halign="center", font_name="DejaVuSans")
             lab.bind(width=lambda w, _v: setattr(w, "text_size", (w.width, None)))
             box.add_widget(lab)
         box.add_widget(grid)
