@@ -19,6 +19,8 @@ PURE_ONLY = {
     "core/ai/__init__.py",
     # Command-line benchmark driver: starts subprocesses, times things; no hot code.
     "core/bench.py",
+    # Terminal game run with `python -m core.cli`: -m cannot run a compiled module.
+    "core/cli.py",
 }
 
 

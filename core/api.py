@@ -113,7 +113,7 @@ class Game:
     min_seats: int = 2
     max_seats: int = 2
 
-    def options(self, raw: Obj | None) -> Obj:
+    def options(self, raw: Any) -> Obj:
         """Validated table options with defaults filled in (raises :class:`OptionsError`).
         The key ``"seats"`` (number of players) is always present in the result."""
         raise NotImplementedError
@@ -131,7 +131,7 @@ class Game:
         """The state after ``event``. Pure: returns a new state, never uses randomness."""
         raise NotImplementedError
 
-    def decide(self, state: Any, seat: int, command: Any, rng: Random) -> list[Obj]:
+    def decide(self, state: Any, seat: Any, command: Any, rng: Random) -> list[Obj]:
         """Events produced by ``seat`` sending ``command`` (any JSON value, checked here).
         Chance that follows the command (next deal, next card flip...) is drawn from
         ``rng`` and returned as events too. Raises :class:`IllegalMoveError`."""

@@ -379,7 +379,7 @@ class TedokuGame(Game):
     min_seats = 1
     max_seats = 8
 
-    def options(self, raw: Obj | None) -> Obj:
+    def options(self, raw: Any) -> Obj:
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):
@@ -478,7 +478,7 @@ class TedokuGame(Game):
 
     # ---- decide
 
-    def decide(self, state: Any, seat: int, command: Any, rng: Random) -> list[Obj]:
+    def decide(self, state: Any, seat: Any, command: Any, rng: Random) -> list[Obj]:
         st: TedokuState = state
         if st.over:
             raise IllegalMoveError("game_over", "the game is over")

@@ -333,7 +333,7 @@ class TeekoGame(Game):
 
     # -- options and set-up ---------------------------------------------------------------
 
-    def options(self, raw: Obj | None) -> Obj:
+    def options(self, raw: Any) -> Obj:
         if raw is None:
             raw = {}
         if not isinstance(raw, dict):

@@ -370,7 +370,7 @@ class TekaGame(Game):
 
     # -- options and start ------------------------------------------------------------
 
-    def options(self, raw: Obj | None) -> Obj:
+    def options(self, raw: Any) -> Obj:
         raw = {} if raw is None else raw
         if not isinstance(raw, dict):
             raise OptionsError("options must be a JSON object")
@@ -587,7 +587,7 @@ class TekaGame(Game):
 
     # -- decide -------------------------------------------------------------------------
 
-    def decide(self, state: Any, seat: int, command: Any, rng: Random) -> list[Obj]:
+    def decide(self, state: Any, seat: Any, command: Any, rng: Random) -> list[Obj]:
         st: TekaState = state
         seat = check_seat(self, st, seat)
         cmd = require_obj(command)

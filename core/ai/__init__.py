@@ -1,1 +1,1 @@
-"""Bots for the four games. ``bot_for(game_name, level)`` returns one (see core.ai.bots)."""
+"""Bots for the four games. ``make_bot(game_name, level)`` in core.ai.bots returns one."""
