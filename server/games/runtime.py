@@ -320,6 +320,7 @@ class BotRunner:
         self.bot_seats: dict[int, dict[int, str]] = {}
         self.progress_queue: Any = None
         self.enabled = True
+        self.failures: dict[tuple[int, int], int] = {}
 
     def _seats(self, game_id: int) -> dict[int, str]:
         seats = self.bot_seats.get(game_id)
@@ -406,29 +407,36 @@ class BotRunner:
 
     async def _run(self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any) -> None:
         job = next(self.job_ids)
+        log.debug("bot job %s: game %s seat %s level %s seq %s", job, game_id, seat, level, seq)
         self.jobs[job] = (game_id, seat)
-        again = False
         try:
             loop = asyncio.get_running_loop()
             seed = secrets.randbits(64)
             limit = float(knob("BOT_TIME_LIMIT", 10.0))
+            if self.failures.get((game_id, seat), 0) >= 3:
+                level = "random"  # a bot that keeps failing falls back to random moves
             command = await loop.run_in_executor(
                 self._executor(), botworker.choose, kind, view, seat, level, seed, job, limit
             )
             if command is None:
                 return
-            result = await SHARDS.call(game_id, self._submit, game_id, seat, command, seq, dumps(view))
-            again = result == "rethink"
+            await SHARDS.call(game_id, self._submit, game_id, seat, command, seq, dumps(view))
+            self.failures.pop((game_id, seat), None)
         except IllegalMoveError as exc:
             log.warning("bot %s/%s refused: %s %s", game_id, seat, exc.code, exc.reason)
-            again = exc.code == "stale"
+            self.failures[(game_id, seat)] = self.failures.get((game_id, seat), 0) + 1
         except Exception:
             log.exception("bot %s/%s failed", game_id, seat)
+            self.failures[(game_id, seat)] = self.failures.get((game_id, seat), 0) + 1
+            if self.failures[(game_id, seat)] > 6:
+                return  # give up on this seat until something else happens in the game
         finally:
             self.jobs.pop(job, None)
             with self.lock:
                 self.inflight.discard((game_id, seat))
-        if again:
+        # Look again: the same seat may be to act again (a trick winner leads), which the
+        # commit of this very move could not start while this job was still in flight.
+        if self.enabled:
             SHARDS.submit(game_id, self.kick, game_id)
 
     @staticmethod
