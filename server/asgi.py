@@ -1,4 +1,7 @@
-"""ASGI entry point: HTTP (Django) and WebSockets (Channels) — ``daphne server.asgi:application``."""
+"""ASGI entry point: HTTP (Django) and WebSockets (Channels).
+
+Run: ``daphne server.asgi:application``.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
 
-from django.core.asgi import get_asgi_application  # noqa: E402
+from django.core.asgi import get_asgi_application
 
 django_app = get_asgi_application()
 

@@ -70,23 +70,38 @@ def daphne_server(transactional_db: Any, tmp_path: Path) -> Iterator[Daphne]:
 
     sd = connection.settings_dict
     db = {k: sd[k] for k in ("NAME", "USER", "PASSWORD", "HOST", "PORT")}
-    db["OPTIONS"] = {k: v for k, v in (sd.get("OPTIONS") or {}).items() if isinstance(v, (str, int))}
+    db["OPTIONS"] = {
+        k: v for k, v in (sd.get("OPTIONS") or {}).items() if isinstance(v, (str, int))
+    }
     env = dict(os.environ)
-    env.update({
-        "GAMENIGHT_DB_JSON": json.dumps(db),
-        "DJANGO_SETTINGS_MODULE": "server.settings",
-        "GAMENIGHT_BOT_WORKERS": "2",
-        "GAMENIGHT_BOT_TIME_LIMIT": "2",
-        "PYTHONUNBUFFERED": "1",
-    })
+    env.update(
+        {
+            "GAMENIGHT_DB_JSON": json.dumps(db),
+            "DJANGO_SETTINGS_MODULE": "server.settings",
+            "GAMENIGHT_BOT_WORKERS": "2",
+            "GAMENIGHT_BOT_TIME_LIMIT": "2",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     env.pop("PYTEST_CURRENT_TEST", None)
     port = free_port()
     log = tmp_path / "daphne.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "server.asgi:application"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "server.asgi:application",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     server = Daphne(port, proc, log)
     deadline = time.time() + 30

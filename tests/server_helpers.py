@@ -86,7 +86,9 @@ class Client:
         if t == "events":
             evs = frame["events"]
             if evs:
-                assert frame["from"] == self.seq + 1, f"{self.name}: gap/dup {frame['from']} after {self.seq}"
+                assert frame["from"] == self.seq + 1, (
+                    f"{self.name}: gap/dup {frame['from']} after {self.seq}"
+                )
                 for i, rec in enumerate(evs):
                     assert rec["seq"] == frame["from"] + i
                 self.events.extend(evs)
@@ -109,7 +111,9 @@ class Client:
             if pred(frame):
                 return frame
 
-    async def hello(self, seat: int | None = None, last_seq: int = 0, **cred: Any) -> dict[str, Any]:
+    async def hello(
+        self, seat: int | None = None, last_seq: int = 0, **cred: Any
+    ) -> dict[str, Any]:
         msg: dict[str, Any] = {"type": "hello", "last_seq": last_seq, **cred}
         if seat is not None:
             msg["seat"] = seat
@@ -124,15 +128,23 @@ class Client:
         """Read frames until this client has seen event ``seq`` (with its view)."""
         if self.seq >= seq and self.view is not None:
             return
-        await self.until(lambda f: f["type"] == "events" and self.seq >= seq and "view" in f,
-                         timeout)
+        await self.until(
+            lambda f: f["type"] == "events" and self.seq >= seq and "view" in f, timeout
+        )
 
-    async def command(self, command: Any, expected_seq: int | None = None, ref: Any = None) -> dict[str, Any]:
+    async def command(
+        self, command: Any, expected_seq: int | None = None, ref: Any = None
+    ) -> dict[str, Any]:
         """Send a command with a ref; return the ``ok`` or ``error`` answer to it."""
         ref = ref if ref is not None else f"r{len(self.frames)}-{id(command) % 9999}"
-        await self.send({"type": "command", "command": command,
-                         "expected_seq": self.seq if expected_seq is None else expected_seq,
-                         "ref": ref})
+        await self.send(
+            {
+                "type": "command",
+                "command": command,
+                "expected_seq": self.seq if expected_seq is None else expected_seq,
+                "ref": ref,
+            }
+        )
         return await self.until(lambda f: f["type"] in ("ok", "error") and f.get("ref") == ref)
 
     async def drain(self, quiet: float = 0.2) -> None:
@@ -140,7 +152,7 @@ class Client:
         while True:
             try:
                 await self.recv(quiet)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return
 
 
@@ -160,8 +172,9 @@ async def communicator(game_id: int, name: str = "", origin: bytes = b"http://lo
 
     from server.asgi import application
 
-    comm = WebsocketCommunicator(application, f"/ws/games/{game_id}/",
-                                 headers=[(b"origin", origin), (b"host", b"localhost")])
+    comm = WebsocketCommunicator(
+        application, f"/ws/games/{game_id}/", headers=[(b"origin", origin), (b"host", b"localhost")]
+    )
     connected, _ = await comm.connect()
     assert connected
 
@@ -182,7 +195,7 @@ async def close_all(clients: list[Client]) -> None:
         if comm is not None:
             try:
                 await comm.disconnect()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         ws = getattr(c, "ws", None)
         if ws is not None:
@@ -197,8 +210,13 @@ async def sync_all(clients: list[Client], timeout: float = SEND_TIMEOUT) -> int:
 
 
 async def play_out(
-    players: dict[int, Client], watchers: list[Client], rng: Random, *,
-    max_commands: int = 20000, timeout: float = SEND_TIMEOUT, after_each: Any = None,
+    players: dict[int, Client],
+    watchers: list[Client],
+    rng: Random,
+    *,
+    max_commands: int = 20000,
+    timeout: float = SEND_TIMEOUT,
+    after_each: Any = None,
 ) -> dict[str, Any]:
     """Play random legal moves for the seats in ``players`` until the game ends (other seats
     are bots on the server). Every client stays in step; returns the outcome."""
@@ -217,7 +235,7 @@ async def play_out(
         mine = [s for s in ref.to_act if s in players]
         if not mine:  # a bot's turn: wait for it
             before = ref.seq
-            await ref.until(lambda f: f["type"] == "events" and ref.seq > before, timeout)
+            await ref.until(lambda f, r=ref, b=before: f["type"] == "events" and r.seq > b, timeout)
             continue
         seat = rng.choice(mine)
         c = players[seat]

@@ -20,7 +20,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.m
 
 def http(server: Any, method: str, path: str, data: Any = None, **headers: str) -> tuple[int, Any]:
     req = urllib.request.Request(
-        server.http + path, method=method,
+        server.http + path,
+        method=method,
         data=json.dumps(data).encode() if data is not None else None,
         headers={"Content-Type": "application/json", **headers},
     )
@@ -57,8 +58,15 @@ async def test_teeko_to_a_win_with_spectator(daphne_server):
     assert (await bob.command({"type": "place", "to": "c3"}))["code"] == "not_your_turn"
     await ann.ws.send("this is not json")
     assert (await ann.until(lambda f: f["type"] == "error"))["code"] == "malformed"
-    script = [(ann, "a1"), (bob, "a5"), (ann, "b1"), (bob, "b5"), (ann, "c1"), (bob, "c5"),
-              (ann, "d1")]
+    script = [
+        (ann, "a1"),
+        (bob, "a5"),
+        (ann, "b1"),
+        (bob, "b5"),
+        (ann, "c1"),
+        (bob, "c5"),
+        (ann, "d1"),
+    ]
     for player, square in script:
         await sync_all([ann, bob, spectator])
         answer = await player.command({"type": "place", "to": square})
@@ -106,10 +114,17 @@ async def test_teka_hand_three_bots_one_player_with_spectator(daphne_server):
     if reason:
         pytest.skip(reason)
     server = daphne_server
-    g = await ahttp(server, "POST", "/api/games/", {
-        "kind": "teka", "options": {"target": 20},
-        "seats": [{"kind": "open"}] + [{"kind": "bot", "level": "random"}] * 3,
-        "join": {"name": "Ann"}})
+    g = await ahttp(
+        server,
+        "POST",
+        "/api/games/",
+        {
+            "kind": "teka",
+            "options": {"target": 20},
+            "seats": [{"kind": "open"}] + [{"kind": "bot", "level": "random"}] * 3,
+            "join": {"name": "Ann"},
+        },
+    )
     assert g["status"] == "live"
     spectator = await ws_client(server, g["id"], "spectator")
     await spectator.hello()
@@ -124,7 +139,9 @@ async def test_teka_hand_three_bots_one_player_with_spectator(daphne_server):
             raise HandOver
 
     try:
-        await play_out({0: ann}, [spectator], Random(3), timeout=30, after_each=stop_after_first_hand)
+        await play_out(
+            {0: ann}, [spectator], Random(3), timeout=30, after_each=stop_after_first_hand
+        )
     except HandOver:
         pass
     except Exception:

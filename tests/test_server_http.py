@@ -9,6 +9,7 @@ from random import Random
 import pytest
 from server_helpers import pick_move
 
+import core
 from core.api import ALL, SPECTATOR, dumps
 from server.games import store
 from server.games.models import Game, League
@@ -17,8 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def post(client, url, data=None, **headers):
-    return client.post(url, data=json.dumps(data or {}), content_type="application/json",
-                       headers=headers)
+    return client.post(
+        url, data=json.dumps(data or {}), content_type="application/json", headers=headers
+    )
 
 
 def login(client, django_user_model, name):
@@ -44,17 +46,30 @@ def test_login_and_me(client, django_user_model, server_runtime):
     assert client.get("/api/me/").status_code == 401
     me = client.get("/api/me/", headers={"Authorization": f"Token {token}"}).json()
     assert me["username"] == "ann"
-    assert client.post("/api/login", data="junk", content_type="application/json").status_code == 400
+    assert (
+        client.post("/api/login", data="junk", content_type="application/json").status_code == 400
+    )
     assert client.get("/api/login").status_code == 405
 
 
 def test_create_join_list_state_and_log(client, django_user_model, server_runtime):
     token = login(client, django_user_model, "ann")
     kinds = {k["kind"]: k for k in client.get("/api/kinds/").json()["kinds"]}
-    assert set(kinds) == {"teeko", "tiku", "tedoku", "teka"} and "random" in kinds["teeko"]["bot_levels"]
-    r = post(client, "/api/games/", {"kind": "teeko", "options": {"move_cap": 60},
-                                     "seats": [{"kind": "open"}, {"kind": "open"}],
-                                     "join": {"seat": 0}}, Authorization=f"Token {token}")
+    assert (
+        set(kinds) == {"teeko", "tiku", "tedoku", "teka"}
+        and "random" in kinds["teeko"]["bot_levels"]
+    )
+    r = post(
+        client,
+        "/api/games/",
+        {
+            "kind": "teeko",
+            "options": {"move_cap": 60},
+            "seats": [{"kind": "open"}, {"kind": "open"}],
+            "join": {"seat": 0},
+        },
+        Authorization=f"Token {token}",
+    )
     assert r.status_code == 201, r.content
     g = r.json()
     assert g["joined"] == {"seat": 0, "secret": None} and g["status"] == "open" and g["seq"] == 1
@@ -71,7 +86,9 @@ def test_create_join_list_state_and_log(client, django_user_model, server_runtim
     gid = g["id"]
     s = client.get(f"/api/games/{gid}/state/").json()
     assert s["viewer"] == SPECTATOR and s["legal"] == [] and s["to_act"] == [0]
-    s0 = client.get(f"/api/games/{gid}/state/?seat=0", headers={"Authorization": f"Token {token}"}).json()
+    s0 = client.get(
+        f"/api/games/{gid}/state/?seat=0", headers={"Authorization": f"Token {token}"}
+    ).json()
     assert s0["viewer"] == 0 and s0["legal"]
     s1 = client.get(f"/api/games/{gid}/state/?seat=1", headers={"X-Seat-Secret": j["secret"]})
     assert s1.json()["viewer"] == 1
@@ -106,14 +123,25 @@ def test_create_join_list_state_and_log(client, django_user_model, server_runtim
 
 def test_create_errors_and_guest_seats(client, server_runtime):
     assert post(client, "/api/games/", {"kind": "chess"}).status_code == 400
-    assert post(client, "/api/games/", {"kind": "teeko", "options": {"squares": 3}}).status_code == 400
-    assert post(client, "/api/games/", {"kind": "teeko", "seats": [{"kind": "alien"}]}).status_code == 400
+    assert (
+        post(client, "/api/games/", {"kind": "teeko", "options": {"squares": 3}}).status_code == 400
+    )
+    assert (
+        post(client, "/api/games/", {"kind": "teeko", "seats": [{"kind": "alien"}]}).status_code
+        == 400
+    )
     assert post(client, "/api/games/", {"kind": "teeko", "seats": [{}, {}, {}]}).status_code == 400
     assert client.get("/api/games/999999/").status_code == 404
     assert client.get("/api/games/?status=weird").status_code == 400
-    r = post(client, "/api/games/", {"kind": "tedoku", "options": {"seats": 2},
-                                     "seats": [{"kind": "guest", "name": "A"},
-                                               {"kind": "bot", "level": "random"}]})
+    r = post(
+        client,
+        "/api/games/",
+        {
+            "kind": "tedoku",
+            "options": {"seats": 2},
+            "seats": [{"kind": "guest", "name": "A"}, {"kind": "bot", "level": "random"}],
+        },
+    )
     g = r.json()
     assert r.status_code == 201 and g["status"] == "live" and set(g["guest_secrets"]) == {"0"}
     assert g["seats"][1]["bot_level"] == "random"
@@ -126,13 +154,16 @@ def test_league_standings(client, django_user_model, server_runtime):
     league.members.set(users)
     results = []
     for a, b, seed in (("ann", "bob", 1), ("bob", "cid", 2), ("ann", "cid", 3)):
-        g = store.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": a},
-                                                          {"kind": "user", "username": b}],
-                              league=league.pk)
+        g = store.create_game(
+            "teeko",
+            {"move_cap": 40},
+            [{"kind": "user", "username": a}, {"kind": "user", "username": b}],
+            league=league.pk,
+        )
         finish(g.pk, seed)
         results.append((a, b, Game.objects.get(pk=g.pk).outcome["winners"]))
     store.create_game("teeko", {}, league=league)  # unfinished: not counted
-    with pytest.raises(Exception):
+    with pytest.raises(core.OptionsError):
         store.create_game("tiku", {}, league=league)
     expect = {u: {"played": 0, "won": 0, "drawn": 0, "lost": 0} for u in ("ann", "bob", "cid")}
     for a, b, winners in results:
@@ -141,8 +172,15 @@ def test_league_standings(client, django_user_model, server_runtime):
             key = "drawn" if not winners else ("won" if seat in winners else "lost")
             expect[name][key] += 1
     listing = client.get("/api/leagues/").json()["leagues"]
-    assert listing == [{"id": league.pk, "name": "Tuesday", "kind": "teeko",
-                        "members": ["ann", "bob", "cid"], "games": 4}]
+    assert listing == [
+        {
+            "id": league.pk,
+            "name": "Tuesday",
+            "kind": "teeko",
+            "members": ["ann", "bob", "cid"],
+            "games": 4,
+        }
+    ]
     detail = client.get(f"/api/leagues/{league.pk}/").json()
     rows = {r["username"]: r for r in detail["standings"]}
     for name, exp in expect.items():

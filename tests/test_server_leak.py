@@ -32,8 +32,13 @@ async def run_and_check(kind: str, options: dict[str, Any], seats: int, seed: in
     reason = core_ready(kind)
     if reason:
         pytest.skip(reason)
-    game = await SHARDS.call(0, store.create_game, kind, options,
-                             [{"kind": "guest", "name": f"P{i}"} for i in range(seats)])
+    game = await SHARDS.call(
+        0,
+        store.create_game,
+        kind,
+        options,
+        [{"kind": "guest", "name": f"P{i}"} for i in range(seats)],
+    )
     spectator = await communicator(game.pk, "spectator")
     await spectator.hello()
     players = {}
@@ -63,7 +68,9 @@ async def run_and_check(kind: str, options: dict[str, Any], seats: int, seed: in
                 continue  # the end: everything is revealed on purpose
             secret = set(g.secrets(states[seq], viewer))
             leaked = strings_in(frame) & secret
-            assert not leaked, f"{name} got {sorted(leaked)[:5]} in a {frame['type']} frame at seq {seq}"
+            assert not leaked, (
+                f"{name} got {sorted(leaked)[:5]} in a {frame['type']} frame at seq {seq}"
+            )
             checked += 1
     assert checked > 50
     # what was hidden was really there to hide (the check is not vacuous)

@@ -68,7 +68,11 @@ def test_refused_commands_append_nothing(server_runtime):
     for seat, cmd, seq, code in cases:
         with pytest.raises(IllegalMoveError) as err:
             store.submit(game.pk, seat, cmd, seq)
-        assert err.value.code in (code, "illegal", "malformed") if code == "illegal" else err.value.code == code
+        assert (
+            err.value.code in (code, "illegal", "malformed")
+            if code == "illegal"
+            else err.value.code == code
+        )
     assert Event.objects.filter(game=game).count() == 1
     assert store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1).seq == 2
 
@@ -84,7 +88,7 @@ def test_concurrent_same_expected_seq_exactly_one_wins(server_runtime):
         try:
             barrier.wait()
             results.append(store.submit(gid, 0, {"type": "place", "to": square}, 1))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             results.append(exc)
         finally:
             connection.close()
@@ -107,7 +111,9 @@ def test_stale_append_from_another_process_fails_cleanly(server_runtime):
     game = store.create_game("teeko", {}, guests(2))
     store.entry(game.pk)  # cached at seq 1
     other = store._load(game.pk)  # "another process"
-    hashes = store._insert(game.pk, [(2, 0, {"type": "placed", "seat": 0, "to": "a1"})], other.last_hash)
+    hashes = store._insert(
+        game.pk, [(2, 0, {"type": "placed", "seat": 0, "to": "a1"})], other.last_hash
+    )
     assert hashes
     with pytest.raises(store.StaleError) as err:
         store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
@@ -119,8 +125,10 @@ def test_stale_append_from_another_process_fails_cleanly(server_runtime):
 def test_update_and_delete_refused_by_database(server_runtime):
     game = store.create_game("teeko", {}, guests(2))
     store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
-    for sql in ("UPDATE games_event SET seat = 1 WHERE game_id = %s",
-                "DELETE FROM games_event WHERE game_id = %s"):
+    for sql in (
+        "UPDATE games_event SET seat = 1 WHERE game_id = %s",
+        "DELETE FROM games_event WHERE game_id = %s",
+    ):
         with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
             with connection.cursor() as cur:
                 cur.execute(sql, [game.pk])
@@ -142,7 +150,9 @@ def test_hash_chain_detects_an_edited_row(server_runtime, capsys):
         cur.execute("ALTER TABLE games_event DISABLE TRIGGER games_event_no_update_delete")
         cur.execute(
             "UPDATE games_event SET payload = jsonb_set(payload, '{to}', '\"e5\"') "
-            "WHERE game_id = %s AND seq = 4", [game.pk])
+            "WHERE game_id = %s AND seq = 4",
+            [game.pk],
+        )
         cur.execute("ALTER TABLE games_event ENABLE TRIGGER games_event_no_update_delete")
     report = store.verify_chain(game.pk)
     assert not report.ok and report.bad_seq == 4 and "hash" in report.reason
@@ -166,7 +176,9 @@ def test_import_game_stores_log_with_chain(server_runtime):
     src = store.create_game("teeko", {"squares": "classic", "move_cap": 100}, guests(2))
     play_random(src.pk, 300, seed=5)
     log = store.records(src.pk)
-    copy = store.import_game("teeko", None, guests(2), [{"seat": s, "event": ev} for _, s, ev in log])
+    copy = store.import_game(
+        "teeko", None, guests(2), [{"seat": s, "event": ev} for _, s, ev in log]
+    )
     assert copy.options["squares"] == "classic"
     assert copy.status == Game.FINISHED and copy.outcome == Game.objects.get(pk=src.pk).outcome
     assert store.verify_chain(copy.pk).ok

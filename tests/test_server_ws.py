@@ -27,8 +27,11 @@ async def new_game(kind="teeko", options=None, seats=None):
 
 
 async def test_teeko_game_over_sockets_with_spectator(server_runtime):
-    game = await new_game("teeko", {"move_cap": 80},
-                          [{"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bob"}])
+    game = await new_game(
+        "teeko",
+        {"move_cap": 80},
+        [{"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bob"}],
+    )
     secrets = game.guest_secrets
     spectator = await communicator(game.pk, "spectator")
     welcome = await spectator.hello()
@@ -36,8 +39,9 @@ async def test_teeko_game_over_sockets_with_spectator(server_runtime):
     a, b = await communicator(game.pk, "ann"), await communicator(game.pk, "bob")
     assert (await a.hello(0, secret=secrets[0]))["viewer"] == 0
     assert (await b.hello(1, secret=secrets[1]))["seat"] == 1
-    presence = await spectator.until(lambda f: f["type"] == "presence" and
-                                      sum(s["connected"] for s in f["seats"]) == 2)
+    presence = await spectator.until(
+        lambda f: f["type"] == "presence" and sum(s["connected"] for s in f["seats"]) == 2
+    )
     assert presence["to_act"] == [0] and presence["spectators"] == 1
     assert a.legal and not spectator.legal
 
@@ -103,15 +107,20 @@ async def test_two_clients_same_expected_seq_at_once(server_runtime):
     c1, c2 = await communicator(game.pk), await communicator(game.pk)
     await c1.hello(0, secret=s0)
     await c2.hello(0, secret=s0)
-    r1, r2 = await asyncio.gather(c1.command({"type": "place", "to": "a1"}, 1, ref="x"),
-                                  c2.command({"type": "place", "to": "e5"}, 1, ref="y"))
+    r1, r2 = await asyncio.gather(
+        c1.command({"type": "place", "to": "a1"}, 1, ref="x"),
+        c2.command({"type": "place", "to": "e5"}, 1, ref="y"),
+    )
     answers = sorted([r1["type"], r2["type"]])
     assert answers == ["error", "ok"], (r1, r2)
     err = r1 if r1["type"] == "error" else r2
     assert err["code"] == "stale" and err["seq"] == 2
     await sync_all([c1, c2])
-    rows = await db(lambda: list(Event.objects.filter(game_id=game.pk).order_by("seq")
-                                 .values_list("payload", flat=True)))
+    rows = await db(
+        lambda: list(
+            Event.objects.filter(game_id=game.pk).order_by("seq").values_list("payload", flat=True)
+        )
+    )
     assert len(rows) == 2 and rows[1]["to"] == ("a1" if r1["type"] == "ok" else "e5")
     assert c1.events == c2.events and len(c1.events) == 2
 
@@ -123,7 +132,7 @@ async def test_two_clients_same_expected_seq_at_once(server_runtime):
     rng = Random(2)
     r = await asyncio.gather(*(p[i].command(pick_move(p[i].legal, rng), seq) for i in range(2)))
     assert sorted(x["type"] for x in r) == ["error", "ok"], r
-    assert [x for x in r if x["type"] == "error"][0]["code"] == "stale"
+    assert next(x for x in r if x["type"] == "error")["code"] == "stale"
     assert await db(Event.objects.filter(game_id=td.pk).count) == seq + 1
     await close_all([c1, c2, *p])
 
@@ -159,8 +168,11 @@ async def test_reconnect_gets_only_what_it_missed(server_runtime):
 async def test_user_seat_with_token_and_bot_opponent(server_runtime, django_user_model):
     user = await db(django_user_model.objects.create_user, "ann", password="pw")
     token = await db(Token.objects.create, key=Token.new_key(), user=user)
-    game = await new_game("teeko", {"move_cap": 60},
-                          [{"kind": "user", "username": "ann"}, {"kind": "bot", "level": "random"}])
+    game = await new_game(
+        "teeko",
+        {"move_cap": 60},
+        [{"kind": "user", "username": "ann"}, {"kind": "bot", "level": "random"}],
+    )
     watcher = await communicator(game.pk, "watcher")
     await watcher.hello()
     ann = await communicator(game.pk, "ann")
@@ -178,8 +190,9 @@ async def test_user_seat_with_token_and_bot_opponent(server_runtime, django_user
 
 async def test_bots_only_game_runs_to_the_end(server_runtime):
     """Bot seats move by themselves through the same path; spectators keep receiving."""
-    watcher_game = await new_game("teeko", {"move_cap": 40},
-                                  [{"kind": "bot", "level": "random"}] * 2)
+    watcher_game = await new_game(
+        "teeko", {"move_cap": 40}, [{"kind": "bot", "level": "random"}] * 2
+    )
     w = await communicator(watcher_game.pk)
     await w.hello()
     await w.until(lambda f: f["type"] == "finished", timeout=30)

@@ -23,10 +23,28 @@ class GameAdmin(admin.ModelAdmin):
     list_display = ("id", "kind", "status", "code", "league", "created_at", "finished_at")
     list_filter = ("kind", "status", "league")
     search_fields = ("code",)
-    readonly_fields = ("kind", "options", "num_seats", "code", "created_at", "finished_at", "outcome",
-                       "status")
-    fields = ("kind", "options", "num_seats", "code", "status", "league", "created_by",
-              "created_at", "finished_at", "outcome")
+    readonly_fields = (
+        "kind",
+        "options",
+        "num_seats",
+        "code",
+        "created_at",
+        "finished_at",
+        "outcome",
+        "status",
+    )
+    fields = (
+        "kind",
+        "options",
+        "num_seats",
+        "code",
+        "status",
+        "league",
+        "created_by",
+        "created_at",
+        "finished_at",
+        "outcome",
+    )
     inlines = [SeatInline]
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
@@ -86,13 +104,18 @@ class LeagueAdmin(admin.ModelAdmin):
         if obj.pk is None:
             return "-"
         rows = leagues.standings(obj)
-        head = "<tr><th>#</th><th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>pts</th></tr>"
-        body = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            ((i, r["username"], r["played"], r["won"], r["drawn"], r["lost"], r["points"])
-             for i, r in enumerate(rows, start=1)),
+        head = (
+            "<tr><th>#</th><th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>pts</th></tr>"
         )
-        return mark_safe(f"<table>{head}{body}</table>")  # noqa: S308 (body is escaped)
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (i, r["username"], r["played"], r["won"], r["drawn"], r["lost"], r["points"])
+                for i, r in enumerate(rows, start=1)
+            ),
+        )
+        return mark_safe(f"<table>{head}{body}</table>")
 
 
 @admin.register(Token)

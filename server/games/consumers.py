@@ -31,8 +31,11 @@ def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any) -> dict[str, A
     """(worker thread) check the game and the credentials; seat info for presence."""
     from .models import Game
 
-    g = Game.objects.filter(pk=game_id).values("id", "kind", "options", "status", "code",
-                                               "num_seats").first()
+    g = (
+        Game.objects.filter(pk=game_id)
+        .values("id", "kind", "options", "status", "code", "num_seats")
+        .first()
+    )
     if g is None:
         return {"error": ("not_found", f"no game {game_id}")}
     if seat is not None:
@@ -95,11 +98,11 @@ class GameConsumer(AsyncWebsocketConsumer):
         if not self.catching_up:
             self.ready = False
             self.catching_up = True
-            asyncio.ensure_future(self._catch_up())
+            self.catchup_task = asyncio.ensure_future(self._catch_up())
 
     async def _catch_up(self) -> None:
         try:
-            head, frames = await SHARDS.call(
+            _head, frames = await SHARDS.call(
                 self.game_id, runtime.catchup_frames, self.game_id, self.viewer, self.sent_seq
             )
             for last, text in frames:
@@ -156,8 +159,11 @@ class GameConsumer(AsyncWebsocketConsumer):
             elif kind == "ping":
                 self.push_text(json.dumps({"type": "pong", "ref": msg.get("ref")}))
             elif kind == "presence":
-                self.push_text(json.dumps(HUB.presence(self.game_id)) if self.joined
-                               else _err("not_joined", "say hello first"))
+                self.push_text(
+                    json.dumps(HUB.presence(self.game_id))
+                    if self.joined
+                    else _err("not_joined", "say hello first")
+                )
             else:
                 self.push_text(_err("malformed", f"unknown message type {kind!r}"))
         except Exception:
@@ -175,8 +181,9 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.push_text(_err("malformed", "last_seq must be a non-negative integer"))
             return
         seat = msg.get("seat")
-        info = await SHARDS.call(self.game_id, _hello_sync, self.game_id, seat,
-                                 msg.get("token"), msg.get("secret"))
+        info = await SHARDS.call(
+            self.game_id, _hello_sync, self.game_id, seat, msg.get("token"), msg.get("secret")
+        )
         if "error" in info:
             code, reason = info["error"]
             self.push_text(_err(code, reason))
@@ -191,17 +198,31 @@ class GameConsumer(AsyncWebsocketConsumer):
         if layer is not None:
             await layer.group_add(f"game-{self.game_id}", self.channel_name)
         g = info["game"]
-        self.push_text(json.dumps({
-            "type": "welcome", "game": self.game_id, "kind": g["kind"], "options": g["options"],
-            "code": g["code"], "status": g["status"], "seat": seat, "viewer": self.viewer,
-            "seats": info["seats"],
-        }))
+        self.push_text(
+            json.dumps(
+                {
+                    "type": "welcome",
+                    "game": self.game_id,
+                    "kind": g["kind"],
+                    "options": g["options"],
+                    "code": g["code"],
+                    "status": g["status"],
+                    "seat": seat,
+                    "viewer": self.viewer,
+                    "seats": info["seats"],
+                }
+            )
+        )
         head, frames = await SHARDS.call(
             self.game_id, runtime.catchup_frames, self.game_id, self.viewer, last_seq
         )
         if last_seq > head:
-            self.push_text(_err("malformed", f"last_seq {last_seq} is ahead of the game ({head}); "
-                                             "sending the whole log"))
+            self.push_text(
+                _err(
+                    "malformed",
+                    f"last_seq {last_seq} is ahead of the game ({head}); sending the whole log",
+                )
+            )
             self.sent_seq = 0
             head, frames = await SHARDS.call(
                 self.game_id, runtime.catchup_frames, self.game_id, self.viewer, 0
@@ -228,8 +249,14 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.push_text(_err("malformed", "a command message has a 'command'", ref=ref))
             return
         try:
-            result = await SHARDS.call(self.game_id, store.submit, self.game_id, self.seat,
-                                       msg["command"], msg.get("expected_seq"))
+            result = await SHARDS.call(
+                self.game_id,
+                store.submit,
+                self.game_id,
+                self.seat,
+                msg["command"],
+                msg.get("expected_seq"),
+            )
         except IllegalMoveError as exc:
             self.push_text(json.dumps({"type": "error", **exc.to_json(), "ref": ref}))
             return

@@ -14,8 +14,18 @@ def standings(league: League) -> list[dict[str, Any]]:
     """One row per member: played, won, drawn, lost, points (3 per win, 1 per draw), best
     first. A member counts in a finished game of the league when they held a seat in it."""
     members = {u.pk: u.get_username() for u in league.members.all()}
-    table = {pk: {"user_id": pk, "username": name, "played": 0, "won": 0, "drawn": 0, "lost": 0,
-                  "points": 0} for pk, name in members.items()}
+    table = {
+        pk: {
+            "user_id": pk,
+            "username": name,
+            "played": 0,
+            "won": 0,
+            "drawn": 0,
+            "lost": 0,
+            "points": 0,
+        }
+        for pk, name in members.items()
+    }
     games = Game.objects.filter(league=league, status=Game.FINISHED)
     seats = Seat.objects.filter(game__in=games, kind=Seat.USER, user_id__in=list(members))
     outcomes = dict(games.values_list("id", "outcome"))
@@ -32,7 +42,9 @@ def standings(league: League) -> list[dict[str, Any]]:
             row["lost"] += 1
     for row in table.values():
         row["points"] = POINTS_WIN * row["won"] + POINTS_DRAW * row["drawn"]
-    return sorted(table.values(), key=lambda r: (-r["points"], -r["won"], r["played"], r["username"]))
+    return sorted(
+        table.values(), key=lambda r: (-r["points"], -r["won"], r["played"], r["username"])
+    )
 
 
 def league_json(league: League, *, detail: bool = False) -> dict[str, Any]:

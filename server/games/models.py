@@ -50,7 +50,10 @@ class Game(models.Model):
         League, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
     )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="+",
     )
 
@@ -72,7 +75,10 @@ class Seat(models.Model):
     number = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=8, choices=KINDS, default=OPEN)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
         related_name="seats",
     )
     name = models.CharField(max_length=60, blank=True)
@@ -119,7 +125,9 @@ class Token(models.Model):
     """API token of a registered user (``Authorization: Token <key>``)."""
 
     key = models.CharField(max_length=40, primary_key=True)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tokens"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     @staticmethod

@@ -30,7 +30,7 @@ from typing import Any
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
-from core.api import ALL, SPECTATOR, IllegalMoveError, dumps
+from core.api import ALL, IllegalMoveError, dumps
 
 from . import botworker, store
 
@@ -60,7 +60,9 @@ class Shards:
                 return
             qs = [queue.SimpleQueue() for _ in range(self.n)]
             for i, q in enumerate(qs):
-                t = threading.Thread(target=self._work, args=(q,), name=f"gamenight-db-{i}", daemon=True)
+                t = threading.Thread(
+                    target=self._work, args=(q,), name=f"gamenight-db-{i}", daemon=True
+                )
                 t.start()
                 self.threads.append(t)
             self.queues = qs
@@ -88,7 +90,9 @@ class Shards:
             else:
                 fut.set_result(res)
 
-    def submit(self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any) -> concurrent.futures.Future[Any]:
+    def submit(
+        self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any
+    ) -> concurrent.futures.Future[Any]:
         if not self.queues:
             self._start()
         fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
@@ -119,8 +123,9 @@ SHARDS = Shards(int(knob("DB_SHARDS", 8)))
 # --------------------------------------------------------------------------- frames
 
 
-def events_frame(e: store.Entry, recs: list[store.Record], state: Any, viewer: int,
-                 with_view: bool = True) -> str:
+def events_frame(
+    e: store.Entry, recs: list[store.Record], state: Any, viewer: int, with_view: bool = True
+) -> str:
     frame: dict[str, Any] = {
         "type": "events",
         "game": e.game_id,
@@ -138,10 +143,10 @@ def catchup_frames(game_id: int, viewer: int, after: int) -> tuple[int, list[tup
     the view of the head state on the last frame (always at least one frame)."""
     e = store.entry(game_id, fresh=True)
     with store.game_lock(game_id):
-        head, state, recs = e.seq, e.state, e.log[max(after, 0):e.seq]
+        head, state, recs = e.seq, e.state, e.log[max(after, 0) : e.seq]
     out: list[tuple[int, str]] = []
     for i in range(0, max(len(recs), 1), CATCHUP_CHUNK):
-        chunk = recs[i:i + CATCHUP_CHUNK]
+        chunk = recs[i : i + CATCHUP_CHUNK]
         last = i + CATCHUP_CHUNK >= len(recs)
         out.append((chunk[-1][0] if chunk else head, events_frame(e, chunk, state, viewer, last)))
     return head, out
@@ -221,10 +226,16 @@ class Hub:
             frames = {v: events_frame(e, batch.records, batch.state, v) for v in viewers}
             final = None
             if batch.outcome is not None:
-                final = json.dumps({
-                    "type": "finished", "game": batch.game_id, "seq": batch.seq,
-                    "outcome": batch.outcome.to_json(), "view": e.game.view(batch.state, ALL),
-                }, separators=(",", ":"))
+                final = json.dumps(
+                    {
+                        "type": "finished",
+                        "game": batch.game_id,
+                        "seq": batch.seq,
+                        "outcome": batch.outcome.to_json(),
+                        "view": e.game.view(batch.state, ALL),
+                    },
+                    separators=(",", ":"),
+                )
             loop.call_soon_threadsafe(self.deliver, batch, frames, final)
         layer = self.channel_layer()
         if layer is not None and loop is not None:
@@ -267,12 +278,20 @@ class Hub:
         if room is not None:
             connected = {c.seat for c in room.conns if c.seat is not None}
             spectators = sum(1 for c in room.conns if c.seat is None)
-            seats = [dict(s, connected=(s["seat"] in connected or s["kind"] == "bot")) for s in room.seats]
+            seats = [
+                dict(s, connected=(s["seat"] in connected or s["kind"] == "bot"))
+                for s in room.seats
+            ]
         e = store._cache.get(game_id)
         if e is not None:
             to_act = e.game.to_act(e.state)
-        return {"type": "presence", "game": game_id, "seats": seats, "spectators": spectators,
-                "to_act": to_act}
+        return {
+            "type": "presence",
+            "game": game_id,
+            "seats": seats,
+            "spectators": spectators,
+            "to_act": to_act,
+        }
 
     def send_presence(self, game_id: int) -> None:
         self.broadcast(game_id, json.dumps(self.presence(game_id), separators=(",", ":")))
@@ -296,8 +315,13 @@ def seat_info(game_id: int) -> list[dict[str, Any]]:
     from .models import Seat
 
     return [
-        {"seat": s.number, "kind": s.kind, "name": s.name, "taken": s.filled,
-         "bot_level": s.bot_level or None}
+        {
+            "seat": s.number,
+            "kind": s.kind,
+            "name": s.name,
+            "taken": s.filled,
+            "bot_level": s.bot_level or None,
+        }
         for s in Seat.objects.filter(game_id=game_id).order_by("number")
     ]
 
@@ -321,6 +345,7 @@ class BotRunner:
         self.progress_queue: Any = None
         self.enabled = True
         self.failures: dict[tuple[int, int], int] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
 
     def _seats(self, game_id: int) -> dict[int, str]:
         seats = self.bot_seats.get(game_id)
@@ -345,11 +370,14 @@ class BotRunner:
                     ctx = multiprocessing.get_context("spawn")
                     self.progress_queue = ctx.Queue()
                     self.pool = concurrent.futures.ProcessPoolExecutor(
-                        workers, mp_context=ctx, initializer=botworker.init,
+                        workers,
+                        mp_context=ctx,
+                        initializer=botworker.init,
                         initargs=(self.progress_queue,),
                     )
-                    threading.Thread(target=self._read_progress, daemon=True,
-                                     name="gamenight-bot-progress").start()
+                    threading.Thread(
+                        target=self._read_progress, daemon=True, name="gamenight-bot-progress"
+                    ).start()
             return self.pool
 
     def _read_progress(self) -> None:
@@ -365,8 +393,12 @@ class BotRunner:
         where = self.jobs.get(job)
         if where is not None:
             game_id, seat = where
-            HUB.broadcast_threadsafe(game_id, json.dumps(
-                {"type": "bot", "game": game_id, "seat": seat, "progress": round(share, 3)}))
+            HUB.broadcast_threadsafe(
+                game_id,
+                json.dumps(
+                    {"type": "bot", "game": game_id, "seat": seat, "progress": round(share, 3)}
+                ),
+            )
 
     def after_batch(self, batch: store.Batch) -> None:
         """(committing thread) start bots the game now waits for."""
@@ -403,9 +435,13 @@ class BotRunner:
             loop.call_soon_threadsafe(self._launch, game_id, e.kind, seat, bots[seat], seq, view)
 
     def _launch(self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any) -> None:
-        asyncio.ensure_future(self._run(game_id, kind, seat, level, seq, view))
+        task = asyncio.ensure_future(self._run(game_id, kind, seat, level, seq, view))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
-    async def _run(self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any) -> None:
+    async def _run(
+        self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any
+    ) -> None:
         job = next(self.job_ids)
         log.debug("bot job %s: game %s seat %s level %s seq %s", job, game_id, seat, level, seq)
         self.jobs[job] = (game_id, seat)

@@ -25,10 +25,10 @@ from random import Random
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.utils import timezone
 
 import core
-from core.api import ALL, Game as CoreGame, IllegalMoveError, OptionsError, dumps
+from core.api import ALL, IllegalMoveError, OptionsError, dumps
+from core.api import Game as CoreGame
 
 from .models import Game, League, Seat
 
@@ -46,7 +46,9 @@ class StaleError(IllegalMoveError):
     """The command's expected sequence number is not the game's current one."""
 
     def __init__(self, expected: Any, actual: int) -> None:
-        super().__init__("stale", f"expected_seq {expected!r} is stale: the game is at seq {actual}")
+        super().__init__(
+            "stale", f"expected_seq {expected!r} is stale: the game is at seq {actual}"
+        )
         self.seq = actual
 
     def to_json(self) -> dict[str, Any]:
@@ -78,7 +80,12 @@ class ChainReport:
     reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "events": self.events, "bad_seq": self.bad_seq, "reason": self.reason}
+        return {
+            "ok": self.ok,
+            "events": self.events,
+            "bad_seq": self.bad_seq,
+            "reason": self.reason,
+        }
 
 
 def verify_chain(game_id: int) -> ChainReport:
@@ -180,7 +187,7 @@ def _load(game_id: int) -> Entry:
         row = cur.fetchone()
     if row is None:
         raise NotFound(f"no game {game_id}")
-    kind, num_seats, status = row
+    kind, num_seats, _status = row
     game = core.GAMES[kind]
     records, hashes = _fetch_records(game_id, 0)
     state = game.initial()
@@ -191,8 +198,15 @@ def _load(game_id: int) -> Entry:
         if seq % SNAPSHOT_EVERY == 0:
             snapshots[seq] = state
     entry = Entry(
-        game_id, kind, game, num_seats, records[-1][0] if records else 0, state,
-        hashes[-1] if hashes else GENESIS, records, snapshots,
+        game_id,
+        kind,
+        game,
+        num_seats,
+        records[-1][0] if records else 0,
+        state,
+        hashes[-1] if hashes else GENESIS,
+        records,
+        snapshots,
     )
     entry.finished = game.outcome(state) is not None if records else False
     return entry
@@ -272,7 +286,9 @@ def _notify_seats(game_id: int) -> None:
 
 # --------------------------------------------------------------------------- appending
 
-_INSERT_HEAD = "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash) VALUES "
+_INSERT_HEAD = (
+    "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash) VALUES "
+)
 _INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s)"
 
 
@@ -326,13 +342,13 @@ def submit(
                 hashes = _insert(game_id, records, e.last_hash)
                 if outcome is not None:
                     _finish(game_id, outcome.to_json())
-                transaction.on_commit(
-                    lambda: _committed(e, records, hashes, state, outcome)
-                )
+                transaction.on_commit(lambda: _committed(e, records, hashes, state, outcome))
         except IntegrityError:
             drop_cache(game_id)
             with connection.cursor() as cur:
-                cur.execute("SELECT coalesce(max(seq), 0) FROM games_event WHERE game_id = %s", [game_id])
+                cur.execute(
+                    "SELECT coalesce(max(seq), 0) FROM games_event WHERE game_id = %s", [game_id]
+                )
                 actual = cur.fetchone()[0]
             raise StaleError(expected_seq, actual) from None
         except Exception:
@@ -341,7 +357,9 @@ def submit(
         return SubmitResult(records[-1][0], records, outcome)
 
 
-def _committed(e: Entry, records: list[Record], hashes: list[str], state: Any, outcome: Any) -> None:
+def _committed(
+    e: Entry, records: list[Record], hashes: list[str], state: Any, outcome: Any
+) -> None:
     with game_lock(e.game_id):
         if e.seq == records[0][0] - 1:
             e.extend(records, hashes, state)
@@ -394,7 +412,11 @@ def _seat_rows(game: Game, specs: list[Any] | None, n: int) -> tuple[list[Seat],
             user = spec.get("user")
             if user is None:
                 username = spec.get("username")
-                user = User.objects.filter(username=username).first() if isinstance(username, str) else None
+                user = (
+                    User.objects.filter(username=username).first()
+                    if isinstance(username, str)
+                    else None
+                )
             if user is None:
                 raise OptionsError(f"seat {i}: unknown user {spec.get('username')!r}")
             seat.user = user
@@ -465,16 +487,25 @@ def _new_code() -> str:
 
 
 def _store_game(
-    kind: str, options: dict[str, Any], seats: list[Any] | None, records: list[Record],
-    state: Any, league: Any, created_by: Any,
+    kind: str,
+    options: dict[str, Any],
+    seats: list[Any] | None,
+    records: list[Record],
+    state: Any,
+    league: Any,
+    created_by: Any,
 ) -> tuple[Game, dict[int, str]]:
     cg = core.GAMES[kind]
     n = int(options["seats"])
     outcome = cg.outcome(state) if records else None
     with transaction.atomic():
         game = Game(
-            kind=kind, options=options, num_seats=n, code=_new_code(),
-            league=_league(league, kind), created_by=created_by,
+            kind=kind,
+            options=options,
+            num_seats=n,
+            code=_new_code(),
+            league=_league(league, kind),
+            created_by=created_by,
         )
         game.save()
         rows, guest_secrets = _seat_rows(game, seats, n)
@@ -489,6 +520,7 @@ def _store_game(
             game.refresh_from_db()
         gid = game.pk
         if records:
+
             def after() -> None:
                 try:
                     e = entry(gid)
@@ -501,8 +533,12 @@ def _store_game(
 
 
 def create_game(
-    kind: str, options: dict[str, Any] | None = None, seats: list[Any] | None = None,
-    league: Any = None, created_by: Any = None, rng: Random | None = None,
+    kind: str,
+    options: dict[str, Any] | None = None,
+    seats: list[Any] | None = None,
+    league: Any = None,
+    created_by: Any = None,
+    rng: Random | None = None,
 ) -> Game:
     """Create a game and append its start events. ``seats``: one spec per seat, e.g.
     ``{"kind": "open"}``, ``{"kind": "bot", "level": 2}``, ``{"kind": "user", "username": "ann"}``
@@ -521,8 +557,12 @@ def create_game(
 
 
 def import_game(
-    kind: str, options: dict[str, Any] | None, seats: list[Any] | None,
-    events: Iterable[Any], league: Any = None, created_by: Any = None,
+    kind: str,
+    options: dict[str, Any] | None,
+    seats: list[Any] | None,
+    events: Iterable[Any],
+    league: Any = None,
+    created_by: Any = None,
 ) -> Game:
     """Store a recorded log (with its hash chain). ``events`` are event objects, or records
     ``{"seat": s, "event": {...}}`` as exported by the HTTP log endpoint. The log is checked by
@@ -595,7 +635,11 @@ def join_seat(
             if name is not None and not isinstance(name, str):
                 raise JoinError("name must be a string")
             secret = _secrets.token_urlsafe(16)
-            s.kind, s.name, s.secret = Seat.GUEST, (name or f"Guest {s.number + 1}")[:60], hash_secret(secret)
+            s.kind, s.name, s.secret = (
+                Seat.GUEST,
+                (name or f"Guest {s.number + 1}")[:60],
+                hash_secret(secret),
+            )
         s.claimed = True
         s.save()
         if all(x.filled for x in seats):
@@ -611,10 +655,14 @@ def seat_holder_ok(game_id: int, seat: int, user: Any = None, secret: str | None
     if s is None or s.kind == Seat.BOT or not s.claimed:
         return False
     if s.kind == Seat.USER:
-        return user is not None and getattr(user, "is_authenticated", False) and s.user_id == user.pk
+        return (
+            user is not None and getattr(user, "is_authenticated", False) and s.user_id == user.pk
+        )
     if s.kind == Seat.GUEST:
-        return isinstance(secret, str) and bool(s.secret) and hmac.compare_digest(
-            s.secret, hash_secret(secret)
+        return (
+            isinstance(secret, str)
+            and bool(s.secret)
+            and hmac.compare_digest(s.secret, hash_secret(secret))
         )
     return False
 
@@ -634,7 +682,7 @@ def user_for_token(key: Any) -> Any:
 def records(game_id: int, after: int = 0, upto: int | None = None) -> list[Record]:
     e = entry(game_id)
     hi = e.seq if upto is None else min(upto, e.seq)
-    return e.log[max(after, 0):hi]
+    return e.log[max(after, 0) : hi]
 
 
 def state_at(game_id: int, seq: int | None = None) -> tuple[Entry, int, Any]:

@@ -93,8 +93,13 @@ def game_json(g: Game, seq: int | None = None) -> dict[str, Any]:
         "status": g.status,
         "code": g.code,
         "seats": [
-            {"seat": s.number, "kind": s.kind, "name": s.name, "taken": s.filled,
-             "bot_level": s.bot_level or None}
+            {
+                "seat": s.number,
+                "kind": s.kind,
+                "name": s.name,
+                "taken": s.filled,
+                "bot_level": s.bot_level or None,
+            }
             for s in g.seat_set.all()
         ],
         "seq": seq,
@@ -148,8 +153,11 @@ def me(request: HttpRequest) -> Any:
     user = request.api_user  # type: ignore[attr-defined]
     if user is None:
         raise ApiError(401, "not_logged_in", "send Authorization: Token <key>")
-    return {"username": user.get_username(), "user_id": user.pk,
-            "leagues": [lg.pk for lg in user.leagues.all()]}
+    return {
+        "username": user.get_username(),
+        "user_id": user.pk,
+        "leagues": [lg.pk for lg in user.leagues.all()],
+    }
 
 
 @api(("GET",))
@@ -161,9 +169,16 @@ def kinds(request: HttpRequest) -> Any:
             defaults = g.options({})
         except NotImplementedError:
             examples, defaults = [], None
-        out.append({"kind": name, "min_seats": g.min_seats, "max_seats": g.max_seats,
-                    "default_options": defaults, "example_options": examples,
-                    "bot_levels": store.bot_levels(name)})
+        out.append(
+            {
+                "kind": name,
+                "min_seats": g.min_seats,
+                "max_seats": g.max_seats,
+                "default_options": defaults,
+                "example_options": examples,
+                "bot_levels": store.bot_levels(name),
+            }
+        )
     return {"kinds": out}
 
 
@@ -189,8 +204,10 @@ def games(request: HttpRequest) -> Any:
     from .models import Event
 
     seqs = dict(
-        Event.objects.filter(game_id__in=[g.pk for g in rows]).values("game_id")
-        .annotate(m=Max("seq")).values_list("game_id", "m")
+        Event.objects.filter(game_id__in=[g.pk for g in rows])
+        .values("game_id")
+        .annotate(m=Max("seq"))
+        .values_list("game_id", "m")
     )
     return {"games": [game_json(g, seqs.get(g.pk, 0)) for g in rows]}
 
@@ -199,8 +216,11 @@ def create(request: HttpRequest) -> Any:
     data = body(request)
     user = request.api_user  # type: ignore[attr-defined]
     game = store.create_game(
-        data.get("kind"), data.get("options") or {}, data.get("seats"),
-        league=data.get("league"), created_by=user,
+        data.get("kind"),
+        data.get("options") or {},
+        data.get("seats"),
+        league=data.get("league"),
+        created_by=user,
     )
     out = game_json(get_game(game.pk))
     out["guest_secrets"] = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
@@ -230,8 +250,12 @@ def game_by_code(request: HttpRequest, code: str) -> Any:
 
 def _join(request: HttpRequest, game_id: int) -> Any:
     data = body(request)
-    seat, secret = store.join_seat(game_id, data.get("seat"), user=request.api_user,  # type: ignore[attr-defined]
-                                   name=data.get("name"))
+    seat, secret = store.join_seat(
+        game_id,
+        data.get("seat"),
+        user=request.api_user,  # type: ignore[attr-defined]
+        name=data.get("name"),
+    )
     return {"game": game_json(get_game(game_id)), "seat": seat, "secret": secret}
 
 
@@ -274,15 +298,31 @@ def export_log(request: HttpRequest, game_id: int) -> Any:
     if viewer == ALL:
         from .models import Event
 
-        rows = Event.objects.filter(game_id=game_id).order_by("seq").values_list(
-            "seq", "seat", "payload", "created_at", "hash")
-        lines = (dumps({"seq": s, "seat": seat, "event": ev, "time": iso(t), "hash": h}) + "\n"
-                 for s, seat, ev, t, h in rows.iterator())
+        rows = (
+            Event.objects.filter(game_id=game_id)
+            .order_by("seq")
+            .values_list("seq", "seat", "payload", "created_at", "hash")
+        )
+        lines = (
+            dumps({"seq": s, "seat": seat, "event": ev, "time": iso(t), "hash": h}) + "\n"
+            for s, seat, ev, t, h in rows.iterator()
+        )
     else:
         e = store.entry(game_id, fresh=True)
         lines = (dumps(r) + "\n" for r in store.redact_records(e, list(e.log), viewer))
-    header = dumps({"game": g.pk, "kind": g.kind, "options": g.options, "status": g.status,
-                    "viewer": viewer, "outcome": g.outcome}) + "\n"
+    header = (
+        dumps(
+            {
+                "game": g.pk,
+                "kind": g.kind,
+                "options": g.options,
+                "status": g.status,
+                "viewer": viewer,
+                "outcome": g.outcome,
+            }
+        )
+        + "\n"
+    )
     resp = StreamingHttpResponse(_chain([header], lines), content_type="application/x-ndjson")
     resp["Content-Disposition"] = f'attachment; filename="{g.kind}-{g.pk}.jsonl"'
     return resp
@@ -301,7 +341,9 @@ def verify(request: HttpRequest, game_id: int) -> Any:
 
 @api(("GET",))
 def league_list(request: HttpRequest) -> Any:
-    return {"leagues": [leagues.league_json(lg) for lg in League.objects.prefetch_related("members")]}
+    return {
+        "leagues": [leagues.league_json(lg) for lg in League.objects.prefetch_related("members")]
+    }
 
 
 @api(("GET",))
