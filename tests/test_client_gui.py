@@ -126,3 +126,152 @@ def test_teeko_against_bot_by_touch(app):
     assert replay.model.index == 0
     saved = app.store.list()
     assert saved and saved[0]["finished"]
+
+
+def start_local(app, game, players, options=None, seed=1):
+    """Start a local game the way the set-up screen does (bots in threads, via Clock)."""
+    session = app.start_local_game(game, players, options or {}, seed=seed)
+    testing.pump(3)
+    return session
+
+
+def person(name):
+    return {"name": name, "kind": "human", "level": ""}
+
+
+def buttons(screen):
+    return {b.text: b for b in find(screen, "GButton")}
+
+
+def test_teka_pass_and_play_handoff_bid_and_trick(app):
+    players = [person("Ann"), person("Bob"), person("Cleo"), person("Dan")]
+    s = start_local(app, "teka", players, seed=11)
+    screen = app.root.get_screen("game")
+    table = screen.board
+    # hidden hands: nothing is shown before the tablet is handed over
+    assert s.handoff is not None and screen.overlay is not None
+    first = s.handoff
+    assert screen.handoff_name == s.player_name(first)
+    assert table.model.hand() == []  # the spectator view while the overlay is up
+    testing.tap(screen.overlay.ids.show)
+    assert screen.overlay is None and s.handoff is None
+    assert len(table.model.hand()) == 13
+    # throw-in questions, then bidding: every call is a button
+    rounds = 0
+    while s.view.get("phase") in ("throw_in", "bidding", "trumps") and rounds < 40:
+        rounds += 1
+        if s.handoff is not None:
+            who = s.handoff
+            testing.tap(screen.overlay.ids.show)
+            assert s.viewer == who
+            continue
+        b = buttons(screen.ids.extra)
+        before = len(s.events)
+        if "Keep" in b:
+            testing.tap(b["Keep"])
+        elif s.view["phase"] == "bidding":
+            calls = [c["call"] for c in s.legal if c["type"] == "bid"]
+            assert "Pass" in b or 8 in calls
+            # the first bidder bids 9, the others pass (the dealer, if forced, bids 8+)
+            text = "9" if not s.view.get("bids") else ("Pass" if "Pass" in b else str(calls[0]))
+            testing.tap(b[text])
+        else:
+            trumps = [t for t in b if t.endswith("Hearts")]
+            assert len([t for t in b if t.split()[-1] in ("Spades", "Hearts", "Diamonds", "Clubs")]) == 4
+            testing.tap(b[trumps[0]])
+        assert len(s.events) > before
+    assert s.view["phase"] == "play"
+    assert s.view["contract"]["bid"] >= 8
+    # a whole trick by touch: select a playable card, then play it (one with a signal)
+    for k in range(4 if s.view.get("sitting_out") is None else 3):
+        if s.handoff is not None:
+            testing.tap(screen.overlay.ids.show)
+        card = table.model.playable()[0]
+        testing.tap(table, *table.card_point(card))
+        assert table.model.selected == card
+        before = len(s.events)
+        if k == 0:
+            testing.tap(buttons(screen.ids.extra)["+ slam"])
+            assert s.events[before] == {"type": "play", "seat": s.events[before]["seat"],
+                                        "card": card, "signal": "slam"}
+        else:
+            testing.tap(table, *table.card_point(card))  # a second tap plays it plain
+            assert s.events[before]["card"] == card
+    assert len(s.view["tricks"]) == 1
+    sheet_button = buttons(screen.ids.extra)["Score sheet"]
+    testing.tap(sheet_button)
+    from kivy.core.window import Window
+
+    sheets = [w for w in Window.children if type(w).__name__ == "ScoreSheet"]
+    assert sheets
+    sheets[0].dismiss(animation=False)
+    testing.pump(2)
+
+
+def test_tedoku_place_with_rotate_and_flip(app):
+    s = start_local(app, "tedoku", [person("Ann")], {"bonus": True}, seed=3)
+    screen = app.root.get_screen("game")
+    sheet = screen.board
+    m = sheet.model
+    placed = 0
+    for _ in range(5):
+        if s.outcome is not None:
+            break
+        b = buttons(screen.ids.extra)
+        shapes = [c for c in s.legal if c.get("type") == "place" and c["shape"] not in
+                  ("B1", "B2", "B4")]
+        if not shapes:
+            testing.tap(b["Skip (no room)"])
+            continue
+        target = shapes[len(shapes) // 3]
+        want = set(target["cells"])
+        # work out the rotations, flip and cell that put the ghost there...
+        from client_kivy.vm.tedoku import SHAPE_NAMES, TedokuModel
+
+        plan = TedokuModel()
+        plan.update(s.view, s.legal, 0)
+        plan.choose(target["shape"])
+        steps = None
+        for flip in (False, True):
+            for rot in range(4):
+                plan.rotation, plan.flipped = rot, flip
+                for cell in target["cells"]:
+                    plan.tap(cell)
+                    if {f"{'ABCDEFGHI'[r]}{c + 1}" for r, c in plan.ghost()} == want:
+                        steps = (rot, flip, cell)
+                        break
+                if steps:
+                    break
+            if steps:
+                break
+        assert steps is not None
+        # ...then do it by touch: shape chip, Rotate, Flip, tap the sheet
+        chips = {t.text: t for t in find(screen.ids.extra, "GToggle")}
+        testing.tap(chips[SHAPE_NAMES[target["shape"]]])
+        assert m.shape == target["shape"]
+        for _ in range(steps[0]):
+            testing.tap(buttons(screen.ids.extra)["Rotate"])
+        if steps[1]:
+            testing.tap(buttons(screen.ids.extra)["Flip"])
+        assert (m.rotation, m.flipped) == steps[:2]
+        testing.tap(sheet, *sheet.cell_center(steps[2]))
+        assert {f"{'ABCDEFGHI'[r]}{c + 1}" for r, c in m.ghost()} == want
+        place = buttons(screen.ids.extra)["Place here"]
+        assert place.enabled
+        before = s.view["turn"]
+        testing.tap(place)
+        placed += 1
+        assert s.view["turn"] == before + 1 or s.outcome is not None
+        mine = s.view["players"][0]
+        filled = {f"{'ABCDEFGHI'[r]}{c + 1}" for r, row in enumerate(mine["sheet"])
+                  for c, ch in enumerate(row) if ch == "#"}
+        assert want <= filled
+    assert placed >= 3
+    # an illegal spot shows a red ghost and a disabled button
+    if s.outcome is None and m.legal:
+        m.choose(m.shapes()[0])
+        for cell in ("A1", "I9", "E5", "A9", "I1"):
+            testing.tap(sheet, *sheet.cell_center(cell))
+            if m.ghost_command() is None:
+                assert not buttons(screen.ids.extra)["Does not fit"].enabled
+                break
