@@ -42,6 +42,7 @@ from core.tedoku import (
     cells_of,
     legal_placements,
     may_skip,
+    score_sheet,
 )
 from core.tedoku import GAME as TEDOKU
 
@@ -68,23 +69,27 @@ def dilate(comp: int, empty: int) -> int:
 
 
 class Weights:
-    """Parameters of :func:`evaluate` (fitted by hand against seeded solo games)."""
+    """Parameters of :func:`evaluate` (fitted against seeded solo games)."""
 
     def __init__(
         self,
         decay: float = 0.72,
-        sector_bias: float = 1.0,
+        line_decay: float = 0.72,
         line_bias: float = 1.0,
         dead: float = 0.6,
         waste: float = 0.5,
         fragile: float = 0.4,
         slack: float = 1.0,
+        skip: float = 0.0,
+        cell: float = 0.0,
+        linear: list[list[float]] | None = None,
     ) -> None:
         self.decay = decay
-        """Completion estimate of a unit with ``e`` empty cells: ``decay ** e`` (times the
-        time factor)."""
-        self.sector_bias = sector_bias
+        """Completion estimate of a sector with ``e`` empty cells: ``decay ** e``."""
+        self.line_decay = line_decay
+        """The same for rows and columns."""
         self.line_bias = line_bias
+        """Scale of the estimates of rows and columns."""
         self.dead = dead
         """Penalty per dead cell (besides the units it kills)."""
         self.waste = waste
@@ -93,6 +98,14 @@ class Weights:
         """Penalty per region of exactly four cells."""
         self.slack = slack
         """Time factor: a unit needing more cells than ``slack * 4 * turns_left`` is hopeless."""
+        self.skip = skip
+        """Penalty per expected forced skip: for every card that may still come, the share of
+        die faces whose shape no longer fits anywhere on it."""
+        self.cell = cell
+        """Value per filled cell."""
+        self.linear: list[list[float]] = linear if linear is not None else []
+        """When set: the learned evaluation, one weight vector (over :func:`features`) per
+        bucket of turns left (:func:`bucket`); the hand-made terms above are then unused."""
 
 
 DEFAULT_WEIGHTS: Final = Weights()
@@ -130,8 +143,134 @@ def regions(empty: int) -> tuple[int, int, int]:
     return dead, waste, fours
 
 
-def evaluate(sheet: int, turns_left: int, w: Weights) -> float:
-    """Value of ``sheet`` with ``turns_left`` shapes still to come (see module docstring)."""
+def skip_risk(sheet: int, unseen: list[str]) -> float:
+    """Sum over ``unseen`` cards of the share of die faces that would force a skip now."""
+    risk = 0.0
+    for card in unseen:
+        fails = 0
+        for shape in TETROMINOES:
+            ok = False
+            for m in BY_CARD[shape][card]:
+                if not m & sheet:
+                    ok = True
+                    break
+            if not ok:
+                fails += 1
+        if fails:
+            risk += (fails + (1 if fails == 5 else 0)) / 6.0
+    return risk
+
+
+NFEAT: Final = 25
+"""Features of a sheet for the learned evaluation: a constant; unfinished live sectors by
+empty cells (1-9); unfinished live rows/columns by empty cells (1-9); dead sectors; dead
+rows/columns; dead cells; cells wasted in regions of 5-7; regions of exactly four; the
+expected share of forced skips."""
+BUCKETS: Final = 5
+
+
+def bucket(turns_left: int) -> int:
+    """Which weight vector of the learned evaluation applies (turns left 1-4, 5-8, ...)."""
+    return min(BUCKETS - 1, max(0, (turns_left - 1) // 4))
+
+
+def features(sheet: int, turns_left: int, unseen: list[str] | None) -> list[float]:
+    """The feature vector of ``sheet`` (see :data:`NFEAT`)."""
+    empty = FULL & ~sheet
+    dead, waste, fours = regions(empty)
+    f = [0.0] * NFEAT
+    f[0] = 1.0
+    for u in range(27):
+        m = UNIT_MASKS[u]
+        e = popcount(empty & m)
+        if e == 0:
+            continue
+        if dead & m:
+            f[19 if u < 9 else 20] += 1.0
+            continue
+        f[(1 if u < 9 else 10) + e - 1] += 1.0
+    f[21] = float(popcount(dead))
+    f[22] = float(waste)
+    f[23] = float(fours)
+    if unseen and turns_left > 0:
+        f[24] = min(1.0, turns_left / len(unseen)) * skip_risk(sheet, unseen)
+    return f
+
+
+def linear_value(sheet: int, turns_left: int, w: Weights, unseen: list[str] | None) -> float:
+    """Points so far plus the learned estimate of the points still to come."""
+    now = float(score_sheet(sheet))
+    if turns_left <= 0:
+        return now
+    f = features(sheet, turns_left, unseen)
+    wv = w.linear[bucket(turns_left)]
+    total = now
+    for i in range(NFEAT):
+        total += wv[i] * f[i]
+    return total
+
+
+def fit_linear(
+    samples: list[tuple[int, list[float], float]], ridge: float = 0.01
+) -> list[list[float]]:
+    """Least squares (with a small ridge) per bucket: ``samples`` are (turns left, features,
+    points scored from then to the end of the game)."""
+    out: list[list[float]] = []
+    for b in range(BUCKETS):
+        a = [[0.0] * NFEAT for _ in range(NFEAT)]
+        y = [0.0] * NFEAT
+        for tl, f, target in samples:
+            if bucket(tl) != b:
+                continue
+            for i in range(NFEAT):
+                fi = f[i]
+                if fi == 0.0:
+                    continue
+                y[i] += fi * target
+                row = a[i]
+                for j in range(NFEAT):
+                    row[j] += fi * f[j]
+        for i in range(NFEAT):
+            a[i][i] += ridge
+        out.append(solve(a, y))
+    return out
+
+
+def solve(a: list[list[float]], y: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (``a`` and ``y`` are overwritten)."""
+    n = len(y)
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[piv] = a[piv], a[col]
+        y[col], y[piv] = y[piv], y[col]
+        d = a[col][col]
+        if abs(d) < 1e-12:
+            continue
+        for r in range(col + 1, n):
+            k = a[r][col] / d
+            if k != 0.0:
+                rr = a[r]
+                rc = a[col]
+                for c2 in range(col, n):
+                    rr[c2] -= k * rc[c2]
+                y[r] -= k * y[col]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        d = a[r][r]
+        if abs(d) < 1e-12:
+            continue
+        acc = y[r]
+        for c2 in range(r + 1, n):
+            acc -= a[r][c2] * x[c2]
+        x[r] = acc / d
+    return x
+
+
+def evaluate(sheet: int, turns_left: int, w: Weights, unseen: list[str] | None = None) -> float:
+    """Value of ``sheet`` with ``turns_left`` shapes still to come (see module docstring);
+    ``unseen`` (the cards that may still come) enables the skip-risk term."""
+    if w.linear:
+        return linear_value(sheet, turns_left, w, unseen)
     empty = FULL & ~sheet
     dead, waste, fours = regions(empty)
     cap = w.slack * 4.0 * turns_left
@@ -145,11 +284,18 @@ def evaluate(sheet: int, turns_left: int, w: Weights) -> float:
             continue
         if dead & m or e > cap:
             continue
-        est = w.decay**e
+        if u < 9:
+            est = w.decay**e
+        else:
+            est = w.line_bias * w.line_decay**e
         if turns_left * 4 < 2 * e:
             est *= 0.5
-        value += pts * est * (w.sector_bias if u < 9 else w.line_bias)
+        value += pts * est
     value -= w.dead * popcount(dead) + w.waste * waste + w.fragile * fours
+    value += w.cell * (81 - popcount(empty))
+    if unseen and w.skip > 0.0 and turns_left > 0:
+        share = min(1.0, turns_left / len(unseen))
+        value -= w.skip * share * skip_risk(sheet, unseen)
     return value
 
 
@@ -241,6 +387,7 @@ def plan(
 ) -> Choice:
     """The chosen (shape, mask) for this turn, or a skip (only when it is allowed)."""
     turns_left = TURNS - turn
+    unseen = [c for c in CARDS if c not in flipped]
     options = legal_placements(die, sheet, card, bonus_left)
     skip_ok = may_skip(die, sheet, card)
     bonus_n = len(bonus_left)
@@ -250,7 +397,7 @@ def plan(
         if level.kind == "simple":
             v = simple_value(sheet | m)
         else:
-            v = evaluate(sheet | m, turns_left, w)
+            v = evaluate(sheet | m, turns_left, w, unseen)
         v += BONUS_VALUE * left
         if level.noise > 0.0:
             v += rng.random() * level.noise
@@ -259,7 +406,7 @@ def plan(
         if level.kind == "simple":
             sv = simple_value(sheet)
         else:
-            sv = evaluate(sheet, turns_left, w)
+            sv = evaluate(sheet, turns_left, w, unseen)
         choices.append(Choice("", 0, sv + BONUS_VALUE * bonus_n))
     if not choices:
         raise ValueError("no legal Tedoku move")
@@ -269,7 +416,6 @@ def plan(
         if progress is not None:
             progress(1.0)
         return choices[0]
-    unseen = [c for c in CARDS if c not in flipped]
     top = choices[: level.candidates]
     best = top[0]
     best_v = -1e18
@@ -323,23 +469,42 @@ class TedokuBot(Bot):
 
 
 def play_solo(
-    level: str, seed: int, bonus: bool = False, weights: Weights | None = None
+    level: str,
+    seed: int,
+    bonus: bool = False,
+    weights: Weights | None = None,
+    samples: list[tuple[int, list[float], float]] | None = None,
 ) -> int:
     """Plays one seeded solo game with ``level`` (through the game API) and returns the
-    final total, bonus points included."""
+    final total, bonus points included. With ``samples``, appends (turns left, features,
+    points still to come) after every turn (training data for :func:`fit_linear`)."""
     bot = TedokuBot(level, weights)
     rng = Random(seed)
     state = TEDOKU.initial()
     for ev in TEDOKU.start({"seats": 1, "bonus": bonus}, rng):
         state = TEDOKU.evolve(state, ev)
     brng = Random(seed * 7919 + 1)
+    trace: list[tuple[int, list[float], int]] = []
     while TEDOKU.outcome(state) is None:
         cmd = bot.choose(TEDOKU.view(state, 0), 0, brng)
         for ev in TEDOKU.decide(state, 0, cmd, rng):
             state = TEDOKU.evolve(state, ev)
+        if samples is not None:
+            sheet = state.sheets[0]
+            turns_left = TURNS - state.turn + (1 if state.turn < TURNS else 0)
+            if TEDOKU.outcome(state) is not None:
+                turns_left = 0
+            flipped = state.deck[: state.turn - 1] if state.turn < TURNS else state.deck
+            unseen = [c for c in CARDS if c not in flipped]
+            trace.append((turns_left, features(sheet, turns_left, unseen), score_sheet(sheet)))
     out = TEDOKU.outcome(state)
     assert out is not None
+    final = score_sheet(state.sheets[0])
+    if samples is not None:
+        for tl, f, now in trace:
+            if tl > 0:
+                samples.append((tl, f, float(final - now)))
     return int(out.scores[0])
 
 
-__all__ = ["TedokuBot", "Weights", "evaluate", "plan", "play_solo"]
+__all__ = ["TedokuBot", "Weights", "evaluate", "features", "fit_linear", "plan", "play_solo"]

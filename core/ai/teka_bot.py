@@ -43,6 +43,10 @@ RANKS: Final = "23456789TJQKA"
 ACE: Final = 12
 PARTNER_EST: Final[dict[str, float]] = {"pass": 2.5, "ter": 1.5, "behi ter": 0.7}
 PARTNER_UNKNOWN: Final = 2.6
+MARGIN: Final = 1.0
+TIE_BREAK: Final = 0.05
+"""Bonus per world for the card the playout heuristic itself would play."""
+"""Tricks of safety when bidding: a failed bid costs twice what a made one earns."""
 SAME_COLOUR_IDX: Final = [3, 2, 1, 0]
 """Index of the other suit of the same colour: S<->C, H<->D (SHDC order)."""
 
@@ -139,6 +143,11 @@ def best_trump(hand: list[int]) -> tuple[int, float]:
     return best, best_v
 
 
+def high_card_points(hand: list[int]) -> int:
+    """Ace 4, king 3, queen 2, jack 1."""
+    return sum(max(0, c % 13 - 8) for c in hand)
+
+
 def certain_thirteen(hand: list[int]) -> bool:
     """Every trick is surely ours alone with some trump: enough top trumps to draw every
     outstanding trump, and each side suit held from the ace down without a gap."""
@@ -179,7 +188,7 @@ def choose_call(
     _trump, mine = best_trump(hand)
     if certain_thirteen(hand) and high < 14:
         return "double 13"
-    side_est = mine + partner_estimate(bids, (seat + 2) % 4) + bias
+    side_est = mine + partner_estimate(bids, (seat + 2) % 4) + bias - MARGIN
     if must:
         n = max(8, min(13, int(side_est)))
         return n if n > high else "double 13"
@@ -187,7 +196,7 @@ def choose_call(
         n = min(13, int(side_est))
         if n >= 8 and n > high:
             return n
-    if mine < 1.2:
+    if high_card_points(hand) <= 3:
         return "behi ter"
     if mine < 2.5:
         return "ter"
@@ -526,8 +535,6 @@ class TekaBot(Bot):
             return self.answer_raise(view, seat, rng, int(raise_info["pending"]))
         playable = [str(c) for c in view["playable"]]
         n = max(1, self.cfg.worlds)
-        states = self.worlds(view, seat, rng, n)
-        sims = [sim_from_state(st) for st in states]
         side = side_of(seat)
         forced8 = bool(contract["forced"]) and int(contract["first_bid"]) == 8 and not bool(
             contract["raised"]
@@ -541,6 +548,7 @@ class TekaBot(Bot):
             and int(contract["bid"]) < 13
             and n >= 8
         ):
+            sims = [sim_from_state(st) for st in self.worlds(view, seat, rng, n)]
             to = self.raise_target(sims, seat, int(contract["bid"]))
             if to > 0:
                 return {"type": "raise", "to": to}
@@ -550,17 +558,24 @@ class TekaBot(Bot):
             return self.with_signal(view, seat, playable[0])
         cands = [card_int(c) for c in playable]
         totals = [0.0] * len(cands)
-        for wi, sim in enumerate(sims):
+        done = 0
+        for wi in range(n):
             if wi > 0 and should_stop is not None and should_stop():
-                n = wi
                 break
+            sim = sim_from_state(GAME.resample(view, seat, rng))
+            # Ties (e.g. the contract is decided either way) go to the heuristic's card.
+            pol = sim.policy(seat)
             for ci, c in enumerate(cands):
+                if c == pol:
+                    totals[ci] += TIE_BREAK
                 s2 = sim.copy()
                 s2.play(seat, c)
                 s2.run()
                 totals[ci] += hand_score(s2, side, forced8, double13)
+            done += 1
             if progress is not None:
-                progress((wi + 1) / len(sims))
+                progress((wi + 1) / n)
+        n = done
         # Partner's signals: a small preference when leading.
         if not view["trick"]:
             prefs = self.signal_prefs(view, seat)
