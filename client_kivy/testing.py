@@ -42,6 +42,9 @@ def start_app(data_dir: str | None = None) -> Any:
     if _app is None:
         _app = GamenightApp(data_dir=data_dir or tempfile.mkdtemp(prefix="gamenight-client-"))
         _app._run_prepare()
+        from kivy.uix.screenmanager import NoTransition
+
+        _app.root.transition = NoTransition()  # a fading screen ignores touches
         EventLoop.ensure_window()
         pump(3)
     return _app
@@ -77,6 +80,7 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
     ScrollView (which delays and re-targets still touches) it is dispatched to the widget."""
     from kivy.tests.common import UnitTestTouch
 
+    widget = real_widget(widget)
     if x is None or y is None:
         x, y = widget.center_x, widget.center_y
     if _in_scrollview(widget):
@@ -85,7 +89,7 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
         touch.pos = touch.x, touch.y = (x, y)
         widget.dispatch("on_touch_down", touch)
         pump(1)
-        touch.grab_current = widget if widget in [r() for r in touch.grab_list] else None
+        touch.grab_current = widget
         widget.dispatch("on_touch_up", touch)
         touch.grab_current = None
         pump(2)
@@ -96,6 +100,16 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
     pump(1)
     touch.touch_up()
     pump(2)
+
+
+def real_widget(widget: Any) -> Any:
+    """The widget itself, not the weak proxy ``ids`` hands out (grabs compare identity)."""
+    parent = widget.parent
+    if parent is not None:
+        for child in parent.children:
+            if child == widget:
+                return child
+    return widget
 
 
 def window_point(widget: Any, x: float, y: float) -> tuple[float, float]:

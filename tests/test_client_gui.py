@@ -275,3 +275,83 @@ def test_tedoku_place_with_rotate_and_flip(app):
             if m.ghost_command() is None:
                 assert not buttons(screen.ids.extra)["Does not fit"].enabled
                 break
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_online_teeko_through_the_lobby(app, daphne_server, server_runtime):
+    """Connect screen -> lobby -> new table with a server bot -> a whole game by touch ->
+    the finished game replayed from the lobby."""
+    app.show("home")
+    testing.pump(2)
+    testing.tap(app.root.get_screen("home").ids.online)
+    assert app.root.current == "connect"
+    connect = app.root.get_screen("connect")
+    connect.ids.address.text = f"127.0.0.1:{daphne_server.port}"
+    connect.ids.name.text = "Ann"
+    testing.tap(connect.ids.guest)
+    assert testing.wait_until(lambda: app.root.current == "lobby", 15), connect.message
+    assert app.settings.get("server") == daphne_server.http
+    lobby = app.root.get_screen("lobby")
+    testing.tap(lobby.ids.new_table)
+    setup = app.root.get_screen("setup")
+    assert app.root.current == "setup" and setup.online
+    testing.tap(by_text(setup, "Teeko"))
+    testing.tap(by_text(setup.rows[1], "Easy"))
+    testing.tap(by_text(setup, "200 plies"))
+    assert setup.players()[0]["kind"] == "me"
+    testing.tap(setup.ids.start)
+    assert testing.wait_until(lambda: app.root.current == "game", 15), setup.error
+    screen = app.root.get_screen("game")
+    session = app.session
+    assert session.kind == "remote" and session.seat == 0
+    assert testing.wait_until(lambda: session.connection == "online", 10)
+    assert "code" in screen.title and session.code in screen.title
+    board = screen.board
+    rng = Random(5)
+    plies = 0
+    while session.outcome is None:
+        assert testing.wait_until(lambda: session.my_turn or session.outcome is not None, 30), \
+            session.status_text()
+        if session.outcome is not None:
+            break
+        assert screen.status == "Your turn"
+        moves = [c for c in session.legal if c["type"] in ("place", "move")]
+        cmd = remote_winning(session, moves) or rng.choice(moves)
+        seq = session.seq
+        if cmd["type"] == "move":
+            testing.tap(board, *board.point(cmd["from"]))
+        testing.tap(board, *board.point(cmd["to"]))
+        assert testing.wait_until(lambda: session.seq > seq, 15)
+        plies += 1
+        assert plies < 150
+    testing.pump(3)
+    assert "wins" in screen.status or "Draw" in screen.status
+    # back to the lobby: the game is among the finished ones, and replays
+    testing.tap(screen.ids.back)
+    assert app.root.current == "lobby"
+    testing.tap(lobby.ids.tab_finished)
+    assert testing.wait_until(lambda: any(
+        g["id"] == session.game_id for g in app.lobby.games.get("finished", [])), 15)
+    assert testing.wait_until(lambda: not app.lobby.busy, 10)
+    testing.pump(3)
+    replay_buttons = [b for b in find(lobby, "GButton") if b.text == "Replay"]
+    assert replay_buttons
+    testing.tap(replay_buttons[0])
+    assert testing.wait_until(lambda: app.root.current == "replay", 15), app.lobby.error
+    replay = app.root.get_screen("replay")
+    assert replay.model.length == session.seq
+    replay.ids.slider.value = replay.model.length
+    testing.pump(2)
+    assert replay.model.outcome() == session.outcome
+
+
+def remote_winning(session, moves):
+    from core.api import apply
+
+    state = session.game.resample(session.view, session.seat, Random(0))
+    for c in moves:
+        after, _ = apply(session.game, state, session.seat, c, Random(0))
+        if session.game.outcome(after) is not None:
+            return c
+    return None

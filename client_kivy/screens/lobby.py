@@ -3,6 +3,7 @@ code, new table. Refreshes itself every few seconds while shown."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from kivy.app import App
@@ -32,6 +33,7 @@ class LobbyScreen(Screen):
         self._poll: Any = None
         self._trigger = Clock.create_trigger(self._sync, -1)
         self._subscribed = False
+        self._key: Any = None
         self.bind(tab=lambda *_: self._sync())
 
     def on_pre_enter(self, *_: Any) -> None:
@@ -55,11 +57,16 @@ class LobbyScreen(Screen):
         self.is_error = bool(lobby.error)
         self.message = lobby.error
         box = self.ids.rows
-        box.clear_widgets()
         if self.tab == "live":
             games = lobby.games.get("open", []) + lobby.games.get("live", [])
         else:
             games = lobby.games.get("finished", [])
+        key = json.dumps([self.tab, games, lobby.settings.get("seats", {})], sort_keys=True,
+                         default=str)
+        if key == self._key:
+            return
+        self._key = key
+        box.clear_widgets()
         if not games:
             box.add_widget(Label(text="No tables here yet: start a new one.", color=MUTED,
                                  size_hint_y=None, height=dp(60)))

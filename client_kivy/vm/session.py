@@ -413,7 +413,7 @@ class ReplayModel:
 
     def marks(self) -> list[int]:
         """Event indices where a new hand / round starts (Teka: hand by hand)."""
-        starts = {"deal", "new_hand", "hand", "round", "new_round"}
+        starts = {"deal", "new_hand", "hand", "round", "new_round", "next_round", "flip"}
         return [i + 1 for i, ev in enumerate(self.events) if ev.get("type") in starts]
 
     def next_mark(self, delta: int) -> None:
