@@ -15,6 +15,9 @@ HERE = Path(__file__).parent
 PURE_ONLY = {
     # Chooses between the compiled and the pure modules at import time; must stay Python.
     "core/__init__.py",
+    # Exception types the server subclasses: interpreted classes cannot inherit from
+    # compiled ones.
+    "core/errors.py",
     # Package markers only.
     "core/ai/__init__.py",
     # Command-line benchmark driver: starts subprocesses, times things; no hot code.

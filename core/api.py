@@ -26,6 +26,9 @@ import json
 from random import Random
 from typing import Any, Final
 
+from core.errors import IllegalMoveError as IllegalMoveError
+from core.errors import OptionsError as OptionsError
+
 JSON = Any
 """A JSON value as produced by ``json.loads``."""
 
@@ -40,26 +43,6 @@ ALL: Final = -2
 
 META_COMMANDS: Final = frozenset({"resign", "offer_draw", "accept_draw", "decline_draw"})
 """Command types that are not moves of the game itself (where a game offers them)."""
-
-
-class IllegalMoveError(ValueError):
-    """A command the rules refuse. ``code`` classifies it; the message says why.
-
-    Codes: ``malformed`` (not a well-formed command), ``wrong_seat`` (no such seat),
-    ``not_your_turn``, ``game_over``, ``illegal`` (well-formed but against a rule).
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.reason = message
-
-    def to_json(self) -> Obj:
-        return {"code": self.code, "reason": self.reason}
-
-
-class OptionsError(ValueError):
-    """Table options that are unknown, of the wrong type or out of range."""
 
 
 class Outcome:
