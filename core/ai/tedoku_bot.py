@@ -74,13 +74,13 @@ class Weights:
     def __init__(
         self,
         decay: float = 0.72,
-        line_decay: float = 0.72,
+        line_decay: float = 0.68,
         line_bias: float = 1.0,
-        dead: float = 0.6,
+        dead: float = 0.2,
         waste: float = 0.5,
         fragile: float = 0.4,
         slack: float = 1.0,
-        skip: float = 0.0,
+        skip: float = 1.0,
         cell: float = 0.0,
         linear: list[list[float]] | None = None,
     ) -> None:
@@ -349,7 +349,7 @@ class TedokuLevel:
 TEDOKU_LEVELS: Final[dict[str, TedokuLevel]] = {
     "easy": TedokuLevel("simple", noise=0.6),
     "medium": TedokuLevel("eval"),
-    "hard": TedokuLevel("lookahead", candidates=6),
+    "hard": TedokuLevel("lookahead", candidates=8),
 }
 
 
