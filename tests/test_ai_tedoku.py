@@ -1,0 +1,130 @@
+"""Tedoku bots: legal placements through whole games, skips only when forced, completing a
+sector, bonus shapes kept or used well, a quick score check well above random play."""
+
+from __future__ import annotations
+
+from random import Random
+from typing import Any
+
+import pytest
+
+from core.ai.bots import LEVELS, make_bot
+from core.ai.tedoku_bot import TedokuBot, play_solo
+from core.api import Obj
+from core.tedoku import FULL, GAME, SECTOR_MASKS, TedokuState, mask_of, may_skip
+
+
+def stop_after(calls: int) -> Any:
+    asked = [0]
+
+    def should_stop() -> bool:
+        asked[0] += 1
+        return asked[0] > calls
+
+    return should_stop
+
+
+def test_levels_registered() -> None:
+    assert LEVELS["tedoku"] == ["random", "easy", "medium", "hard"]
+
+
+@pytest.mark.parametrize(
+    ("levels", "seed", "bonus"),
+    [
+        (["easy"], 1, False),
+        (["medium"], 2, True),
+        (["hard"], 3, False),
+        (["medium", "easy", "random"], 4, True),
+    ],
+)
+def test_whole_games_legal_and_skip_only_when_forced(
+    levels: list[str], seed: int, bonus: bool
+) -> None:
+    rng = Random(seed)
+    st = GAME.initial()
+    for ev in GAME.start({"seats": len(levels), "bonus": bonus}, rng):
+        st = GAME.evolve(st, ev)
+    bots = [make_bot("tedoku", lv) for lv in levels]
+    brng = Random(seed + 1)
+    while GAME.outcome(st) is None:
+        seat = GAME.to_act(st)[0]
+        view = GAME.view(st, seat)
+        cmd = bots[seat].choose(view, seat, brng, should_stop=stop_after(1))
+        assert cmd in GAME.legal_commands(st, seat), cmd
+        if cmd["type"] == "skip":
+            assert may_skip(st.die, st.sheets[seat], st.card)
+        for ev in GAME.decide(st, seat, cmd, rng):
+            st = GAME.evolve(st, ev)
+    assert GAME.outcome(st) is not None
+
+
+def position(sheet: int, card: str, die: str, bonus: bool = False, turn: int = 5) -> TedokuState:
+    """A solo position: ``sheet`` drawn, ``card`` and ``die`` up, ``turn`` cards flipped."""
+    st = GAME.initial()
+    for ev in GAME.start({"seats": 1, "bonus": bonus}, Random(0)):
+        st = GAME.evolve(st, ev)
+    deck = [c for c in st.deck if c != card]
+    deck.insert(turn - 1, card)
+    removed = [c for c in st.removed if c != card]
+    deck = (deck + removed)[:20]
+    st.deck = deck
+    st.removed = [c for c in (st.deck + st.removed) if c not in deck][:7]
+    st.turn = turn
+    st.rolls = ["I"] * (turn - 1) + [die]
+    st.sheets = [sheet]
+    return st
+
+
+def command(level: str, st: TedokuState, seed: int = 0) -> Obj:
+    cmd = make_bot("tedoku", level).choose(GAME.view(st, 0), 0, Random(seed))
+    assert cmd in GAME.legal_commands(st, 0), cmd
+    return cmd
+
+
+def test_completes_a_sector() -> None:
+    hole = mask_of(["B2", "B3", "C2", "C3"])
+    sheet = SECTOR_MASKS[0] & ~hole
+    for die in ("O", "W"):
+        st = position(sheet, "sector:1", die)
+        for level in ("medium", "hard"):
+            cmd = command(level, st)
+            assert sorted(cmd["cells"]) == ["B2", "B3", "C2", "C3"], (die, level, cmd)
+
+
+def test_skips_only_when_forced() -> None:
+    # Row A full but for A1, A5 and A9: an I touching row A fits nowhere.
+    row_a = mask_of([f"A{c}" for c in range(1, 10)])
+    sheet = (row_a & ~mask_of(["A1", "A5", "A9"])) | mask_of([f"B{c}" for c in range(1, 10)])
+    st = position(sheet, "row:A", "I")
+    assert command("medium", st) == {"type": "skip"}
+    assert command("hard", st) == {"type": "skip"}
+    # One vertical I still fits (column 5 below A5 is free when row B5 is empty).
+    st = position(sheet & ~mask_of(["B5"]), "row:A", "I")
+    for level in ("easy", "medium", "hard"):
+        assert command(level, st)["cells"] == ["A5", "B5", "C5", "D5"]
+
+
+def test_bonus_square_used_to_complete_a_sector_else_kept() -> None:
+    sheet = FULL & ~mask_of(["B2"]) & ~mask_of([f"{r}{c}" for r in "DEFGHI" for c in range(1, 10)])
+    sheet &= ~mask_of(["A4", "A5", "A6", "A7"])
+    # The die shows S on row:B: no S fits touching row B (a skip is allowed); B1 on B2
+    # completes sector 1 and row B: 4 points for the 2 the unused B1 would bring.
+    st = position(sheet, "row:B", "S", bonus=True)
+    assert may_skip("S", sheet, "row:B")
+    assert command("medium", st)["cells"] == ["B2"]
+    # On the first turn of an empty sheet, no bonus shape is used.
+    st = position(0, "sector:5", "T", bonus=True, turn=1)
+    assert command("hard", st)["shape"] == "T"
+
+
+def test_reproducible() -> None:
+    st = position(SECTOR_MASKS[4], "col:4", "W", turn=8)
+    bot = TedokuBot("hard")
+    a = bot.choose(GAME.view(st, 0), 0, Random(2), should_stop=stop_after(2))
+    b = bot.choose(GAME.view(st, 0), 0, Random(2), should_stop=stop_after(2))
+    assert a == b
+
+
+def test_mean_score_well_above_random() -> None:
+    scores = [play_solo("medium", 500 + s) for s in range(8)]
+    assert sum(scores) / len(scores) >= 12  # random legal play averages about 4
