@@ -27,6 +27,8 @@ from core.tiku import CELLS, DISCS, GAME, NAMES, TikuState, move_list, play_move
 
 DISC0: Final = 1
 PIECE0: Final = 3
+MAX_LAID: Final = 5
+"""A slide crosses at most five squares before its landing square: no move lays more."""
 
 
 def path_step(frm: int, to: int) -> int:
@@ -73,6 +75,8 @@ def winning_move(s: TikuState, moves: list[int]) -> int:
     """A move of the seat to act that lays its last disc, or -1."""
     seat = s.turn
     hand = s.hands[seat]
+    if hand > MAX_LAID:
+        return -1
     for m in moves:
         if move_gain(s.cells, seat, m, hand) >= 1000:
             return m
