@@ -133,3 +133,90 @@ def test_api_errors_are_clear(daphne_server, server_runtime):
     with pytest.raises(ApiError) as e:
         Api("127.0.0.1:1").kinds()
     assert e.value.code == "unreachable"
+
+
+def restart_daphne(server) -> None:
+    """Stop the test's daphne and start it again on the same port (same database)."""
+    import socket
+    import subprocess
+
+    args = server.proc.args
+    env = server.env
+    server.proc.terminate()
+    server.proc.wait(10)
+    with open(server.log, "ab") as out:
+        server.proc = subprocess.Popen(args, cwd=server.cwd, env=env, stdout=out,
+                                       stderr=subprocess.STDOUT)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", server.port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("daphne did not come back")
+
+
+def test_reconnect_after_server_restart(daphne_server, server_runtime, tmp_path):
+    """Two guests at one table; the server goes away mid-game and comes back: both
+    sessions show the lost connection, reconnect by themselves, catch up from their last
+    seq and play on."""
+    import os
+
+    pump = Pump()
+    api = Api(daphne_server.http)
+    game = api.create("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                    {"kind": "guest", "name": "Bob"}])
+    secrets = game["guest_secrets"]
+    sessions = [RemoteSession(api, game, seat, secrets[str(seat)], post=pump.post)
+                for seat in (0, 1)]
+    for s in sessions:
+        s.socket.retry_delay = 0.2
+        s.start()
+    try:
+        assert pump.until(lambda: all(s.connection == "online" for s in sessions))
+        squares = iter(["a1", "e5", "b2", "d4"])
+        for _ in range(2):
+            s = next(x for x in sessions if x.my_turn or pump.until(lambda: x.my_turn, 0.5))
+            seq = s.seq
+            s.send({"type": "place", "to": next(squares)})
+            assert pump.until(lambda: all(x.seq > seq for x in sessions))
+        # the server restarts (same database)
+        daphne_server.env = {**os.environ, **_daphne_env(daphne_server)}
+        daphne_server.cwd = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        seq_before = sessions[0].seq
+        restart_daphne(daphne_server)
+        # the drop is seen (the screen shows "Reconnecting..."), then both are back
+        assert pump.until(lambda: all(s.connection in ("offline", "connecting")
+                                      for s in sessions), 10)
+        assert "reconnecting" in sessions[0].status_text().lower()
+        assert pump.until(lambda: all(s.connection == "online" for s in sessions), 30)
+        assert all(s.seq == seq_before for s in sessions)
+        # play on after the restart
+        for _ in range(2):
+            assert pump.until(lambda: any(x.my_turn for x in sessions), 10)
+            s = next(x for x in sessions if x.my_turn)
+            seq = s.seq
+            s.send({"type": "place", "to": next(squares)})
+            assert pump.until(lambda: all(x.seq > seq for x in sessions), 10), (
+                s.message + daphne_server.output()[-3000:])
+        assert [r["seq"] for r in sessions[0].records] == list(range(1, sessions[0].seq + 1))
+        assert sessions[0].view == sessions[1].view
+    finally:
+        for s in sessions:
+            s.close()
+        # the fixture only stops the daphne it started: stop the restarted one here
+        if daphne_server.proc.poll() is None:
+            daphne_server.proc.terminate()
+            daphne_server.proc.wait(10)
+
+
+def _daphne_env(server) -> dict:
+    """The environment the fixture gave daphne: its /proc entry (Linux)."""
+    raw = open(f"/proc/{server.proc.pid}/environ", "rb").read().split(b"\0")
+    env = {}
+    for item in raw:
+        if b"=" in item:
+            k, v = item.split(b"=", 1)
+            env[k.decode()] = v.decode()
+    return env
