@@ -32,9 +32,11 @@ from core.api import Obj
 from core.tedoku import (
     BONUS_SHAPES,
     BY_CARD,
+    CARD_MASK,
     CARDS,
     COL_MASKS,
     FULL,
+    PLACEMENTS,
     ROW_MASKS,
     SECTOR_MASKS,
     TETROMINOES,
@@ -51,6 +53,7 @@ UNIT_POINTS: Final[list[int]] = [3] * 9 + [1] * 18
 NOT_COL0: Final = FULL & ~COL_MASKS[0]
 NOT_COL8: Final = FULL & ~COL_MASKS[8]
 BONUS_VALUE: Final = 2.0
+CARD_INDEX: Final[dict[str, int]] = {c: i for i, c in enumerate(CARDS)}
 
 
 def popcount(x: int) -> int:
@@ -309,29 +312,63 @@ def simple_value(sheet: int) -> float:
     return value
 
 
+def _touch_table() -> list[list[list[int]]]:
+    """``TOUCH[shape index][placement index]``: the cards (indices in ``CARDS``) that the
+    placement ``PLACEMENTS[shape][placement index]`` touches."""
+    masks = [CARD_MASK[c] for c in CARDS]
+    return [
+        [[k for k in range(len(CARDS)) if m & masks[k]] for m in PLACEMENTS[shape]]
+        for shape in TETROMINOES
+    ]
+
+
+TOUCH: Final = _touch_table()
+
+
 def next_turn_value(sheet: int, turns_left: int, unseen: list[str], w: Weights) -> float:
     """Expected value of the best placement of the next turn: uniform over the unseen
-    cards (the next card is one of them) and the six die faces; a skip keeps the sheet."""
+    cards (the next card is one of them) and the six die faces; a skip keeps the sheet.
+    Each free placement is evaluated once and credited to every card it touches."""
     if turns_left <= 0 or not unseen:
         return evaluate(sheet, turns_left, w)
     skip_value = evaluate(sheet, turns_left - 1, w)
+    ncards = len(CARDS)
+    wanted = [False] * ncards
+    for c in unseen:
+        wanted[CARD_INDEX[c]] = True
+    best = [[-1e9] * ncards for _ in range(len(TETROMINOES))]
+    for si in range(len(TETROMINOES)):
+        row = best[si]
+        touch = TOUCH[si]
+        pl = PLACEMENTS[TETROMINOES[si]]
+        for pi in range(len(pl)):
+            m = pl[pi]
+            if m & sheet:
+                continue
+            cards = touch[pi]
+            useful = False
+            for k in cards:
+                if wanted[k]:
+                    useful = True
+                    break
+            if not useful:
+                continue
+            v = evaluate(sheet | m, turns_left - 1, w)
+            for k in cards:
+                if v > row[k]:
+                    row[k] = v
     total = 0.0
-    for card in unseen:
+    for c in unseen:
+        k = CARD_INDEX[c]
         best_any = -1e9
         face_sum = 0.0
-        for shape in TETROMINOES:
-            best = -1e9
-            for m in BY_CARD[shape][card]:
-                if m & sheet:
-                    continue
-                v = evaluate(sheet | m, turns_left - 1, w)
-                if v > best:
-                    best = v
-            if best < -1e8:
-                best = skip_value
-            face_sum += best
-            if best > best_any:
-                best_any = best
+        for si in range(len(TETROMINOES)):
+            b = best[si][k]
+            if b < -1e8:
+                b = skip_value
+            face_sum += b
+            if b > best_any:
+                best_any = b
         total += (face_sum + best_any) / 6.0
     return total / len(unseen)
 
