@@ -187,6 +187,14 @@ def main() -> int:
         sheet.dismiss(animation=False)
         testing.pump(2)
 
+        # replay of the Teka match, every hand shown, a few cards into the first hand
+        tmodel = ReplayModel("teka", s.events, s.players)
+        tmodel.seek(1)
+        tmodel.next_mark(1)
+        tmodel.seek(tmodel.index + 12)
+        app.open_replay(tmodel, "Replay: Teka", "saved")
+        shot("replay-teka", size)
+
         # replay of the Teeko game, scrubbed halfway
         rec = [r for r in app.store.list() if r["game"] == "teeko" and r.get("finished")]
         full = app.store.load(rec[0]["id"])

@@ -78,8 +78,8 @@ class LobbyScreen(Screen):
         held = lobby.held_seat(int(g["id"]))
         sub = {"open": "waiting for players", "live": "playing",
                "finished": outcome_line(g)}.get(status, status)
-        row = LobbyRow(text=f"[b]{game_line(g)}[/b]\n[size=13sp][color=b8c7b8]code {g.get('code', '')}"
-                            f" · {sub}[/color][/size]")
+        row = LobbyRow(text=f"[b]{game_line(g)}[/b]\n[size=13sp][color=b8c7b8]code "
+                            f"{g.get('code', '')} · {sub}[/color][/size]")
         buttons = row.ids.buttons
         app = App.get_running_app()
 

@@ -17,6 +17,13 @@ def card_text(card: str) -> str:
     return rank + SUIT_SYMBOL.get(card[1], card[1])
 
 
+RANKS = "AKQJT98765432"
+
+
+def sort_cards(cards: list[str]) -> list[str]:
+    return sorted(cards, key=lambda c: (SUITS.index(c[1]), RANKS.index(c[0])))
+
+
 def call_text(call: Any) -> str:
     if isinstance(call, int):
         return str(call)
@@ -51,7 +58,24 @@ class TekaModel:
         return str(self.view.get("phase", ""))
 
     def hand(self) -> list[str]:
-        return list(self.view.get("hand") or [])
+        own = list(self.view.get("hand") or [])
+        if not own and isinstance(self.view.get("hands"), list):  # the full view (replay)
+            return sort_cards(self.full_hand(self.viewer))
+        return own
+
+    def full_hand(self, seat: int) -> list[str]:
+        hands = self.view.get("hands") or []
+        return list(hands[seat]) if 0 <= seat < len(hands) and hands[seat] else []
+
+    def hand_line(self, seat: int) -> str:
+        """A seat's cards in one line by suit (full view only), e.g. "S QJ5  H J54"."""
+        cards = sort_cards(self.full_hand(seat))
+        parts = []
+        for suit in SUITS:
+            ranks = "".join(c[0] for c in cards if c[1] == suit)
+            if ranks:
+                parts.append(SUIT_SYMBOL[suit] + ranks.replace("T", "10"))
+        return "  ".join(parts)
 
     def playable(self) -> list[str]:
         return sorted({c["card"] for c in self.legal if c.get("type") == "play"})

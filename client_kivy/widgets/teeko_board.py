@@ -59,9 +59,16 @@ class TeekoBoard(BoardWidget):
             bx, by = self.point(f"{FILES[i]}1")
             tx, ty = self.point(f"{FILES[i]}5")
             Line(points=[bx, by, tx, ty], width=dp(1.4))
-        Color(0.33, 0.19, 0.08, 0.35)
-        for a, b in (("a1", "e5"), ("a5", "e1")):
-            Line(points=[*self.point(a), *self.point(b)], width=dp(1.2))
+        # every diagonal step a piece may take, fainter
+        Color(0.33, 0.19, 0.08, 0.30)
+        for i in range(4):
+            for r in range(1, 5):
+                a = f"{FILES[i]}{r}"
+                b = f"{FILES[i + 1]}{r + 1}"
+                c = f"{FILES[i]}{r + 1}"
+                d = f"{FILES[i + 1]}{r}"
+                Line(points=[*self.point(a), *self.point(b)], width=dp(1))
+                Line(points=[*self.point(c), *self.point(d)], width=dp(1))
         # coordinates
         lab = self.label_size()
         for i in range(5):

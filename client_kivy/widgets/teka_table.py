@@ -155,6 +155,11 @@ class TekaTable(BoardWidget):
             Color(1, 1, 1, 1)
             Rectangle(texture=tex, pos=(bx + pad, by + bh - tex.height - pad / 2), size=tex.size)
             Rectangle(texture=sub, pos=(bx + pad, by + pad / 2), size=sub.size)
+            if seat != self.viewer and m.full_hand(seat):
+                line = m.hand_line(seat)
+                below = by - lab * 0.9 if pos != "bottom" else by + bh + lab * 0.9
+                draw_text(line, bx + bw / 2, below if pos != "top" else by - lab * 0.9,
+                          lab * 0.9, IVORY)
         # contract and tricks won
         contract = m.contract_text()
         won = v.get("tricks_won") or [0, 0]
