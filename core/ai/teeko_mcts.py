@@ -406,7 +406,7 @@ class Search:
         seed: int,
         exploration: float = 0.9,
         smart: bool = True,
-        depth: int = 24,
+        depth: int = 8,
     ) -> None:
         self.t = tables
         self.c = exploration
@@ -621,7 +621,7 @@ class Level:
         win3: bool = True,
         avoid3: bool = False,
         smart: bool = True,
-        depth: int = 24,
+        depth: int = 8,
     ) -> None:
         self.iterations = iterations
         self.take_win = take_win
