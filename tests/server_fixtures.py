@@ -38,6 +38,8 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     runtime.BOTS.inflight.clear()
     runtime.BOTS.bot_seats.clear()
     runtime.SHARDS.close_connections()
+    runtime.ADB.forget()
+    runtime.ASYNC_LOCKS.clear()
     runtime.HUB.rooms.clear()
     runtime.HUB.loop = None
     store.drop_cache()

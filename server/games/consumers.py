@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from typing import Any
 
+from channels.consumer import get_handler_name
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from core.api import ALL, SPECTATOR, IllegalMoveError
@@ -52,6 +55,21 @@ class GameConsumer(AsyncWebsocketConsumer):
     game_id: int
     viewer: int = SPECTATOR
     seat: int | None = None
+    # The hub delivers frames in-process; a channel layer is only needed to hear about
+    # other processes' moves (REDIS_URL). No layer = one receive loop per socket.
+    channel_layer_alias = "default" if os.environ.get("REDIS_URL") else "__gamenight_none__"
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # As channels' dispatch, without its per-message close_old_connections() thread hop:
+        # this consumer never uses a database connection on the event loop.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        await self.disconnect(message.get("code", 1000))
+        raise StopConsumer()
 
     async def connect(self) -> None:
         HUB.set_loop(asyncio.get_running_loop())
@@ -249,13 +267,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.push_text(_err("malformed", "a command message has a 'command'", ref=ref))
             return
         try:
-            result = await SHARDS.call(
-                self.game_id,
-                store.submit,
-                self.game_id,
-                self.seat,
-                msg["command"],
-                msg.get("expected_seq"),
+            result = await runtime.submit(
+                self.game_id, self.seat, msg["command"], msg.get("expected_seq")
             )
         except IllegalMoveError as exc:
             self.push_text(json.dumps({"type": "error", **exc.to_json(), "ref": ref}))

@@ -29,6 +29,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
+from psycopg.errors import UniqueViolation
 
 from core.api import ALL, IllegalMoveError, dumps
 
@@ -120,6 +121,111 @@ def _close_connections() -> None:
 SHARDS = Shards(int(knob("DB_SHARDS", 8)))
 
 
+# --------------------------------------------------------------------------- async path
+
+
+class AsyncDB:
+    """A small pool of autocommit psycopg ``AsyncConnection``s on the event loop: the socket
+    hot path appends a move without leaving the loop (no thread hop, no GIL ping-pong)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.idle: list[Any] = []
+        self.all: list[Any] = []
+        self.slots: asyncio.Semaphore | None = None
+
+    def _conninfo(self) -> str:
+        from django.db import connections
+        from psycopg.conninfo import make_conninfo
+
+        sd = connections["default"].settings_dict
+        kw = {"dbname": sd["NAME"], "user": sd.get("USER") or None,
+              "password": sd.get("PASSWORD") or None, "host": sd.get("HOST") or None,
+              "port": str(sd["PORT"]) if sd.get("PORT") else None}
+        for k, v in (sd.get("OPTIONS") or {}).items():
+            if isinstance(v, (str, int)) and k not in ("server_side_binding", "pool"):
+                kw[k] = v
+        return make_conninfo("", **{k: v for k, v in kw.items() if v is not None})
+
+    async def execute(self, sql: str, params: list[Any]) -> None:
+        loop = asyncio.get_running_loop()
+        if self.loop is not loop:
+            self.forget()
+            self.loop = loop
+            self.slots = asyncio.Semaphore(self.size)
+        assert self.slots is not None
+        async with self.slots:
+            conn = self.idle.pop() if self.idle else None
+            if conn is None or conn.closed:
+                from psycopg import AsyncConnection
+
+                conn = await AsyncConnection.connect(self._conninfo(), autocommit=True)
+                self.all.append(conn)
+            try:
+                await conn.execute(sql, params, prepare=True)
+            except BaseException:
+                if conn.closed or conn.broken:
+                    self._drop(conn)
+                else:
+                    self.idle.append(conn)
+                raise
+            self.idle.append(conn)
+
+    def _drop(self, conn: Any) -> None:
+        if conn in self.all:
+            self.all.remove(conn)
+        try:
+            conn.pgconn.finish()
+        except Exception:
+            pass
+
+    def forget(self) -> None:
+        """Close every connection (synchronously; also from another thread or a dead loop)."""
+        for conn in list(self.all):
+            self._drop(conn)
+        self.idle.clear()
+        self.all.clear()
+        self.loop = None
+
+
+ADB = AsyncDB(int(knob("ASYNC_DB_CONNECTIONS", 8)))
+ASYNC_LOCKS: dict[int, asyncio.Lock] = {}
+
+
+async def submit(game_id: int, seat: int, command: Any, expected_seq: Any) -> store.SubmitResult:
+    """The socket path of :func:`server.games.store.submit`: same checks, same statement,
+    run on the event loop when the game is cached and no thread is busy with it (else on the
+    game's worker thread)."""
+    store.check_expected(expected_seq)
+    if not knob("ASYNC_DB", True):
+        return await SHARDS.call(game_id, store.submit, game_id, seat, command, expected_seq)
+    alock = ASYNC_LOCKS.get(game_id)
+    if alock is None:
+        alock = ASYNC_LOCKS[game_id] = asyncio.Lock()
+    async with alock:
+        e = store._cache.get(game_id)
+        tlock = store.game_lock(game_id)
+        if e is None or expected_seq > e.seq or not tlock.acquire(blocking=False):
+            return await SHARDS.call(game_id, store.submit, game_id, seat, command, expected_seq)
+        try:
+            if expected_seq != e.seq:
+                raise store.StaleError(expected_seq, e.seq)
+            move = store.Move(e, seat, command, store.new_rng())
+            try:
+                await ADB.execute(move.sql, move.params)
+            except UniqueViolation:
+                store.drop_cache(game_id)
+                seq = await SHARDS.call(game_id, store.current_seq, game_id)
+                raise store.StaleError(expected_seq, seq) from None
+            except Exception:
+                store.drop_cache(game_id)
+                raise
+            return move.committed()
+        finally:
+            tlock.release()
+
+
 # --------------------------------------------------------------------------- frames
 
 
@@ -153,6 +259,14 @@ def catchup_frames(game_id: int, viewer: int, after: int) -> tuple[int, list[tup
 
 
 # --------------------------------------------------------------------------- hub
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
 
 
 class Room:
@@ -236,7 +350,10 @@ class Hub:
                     },
                     separators=(",", ":"),
                 )
-            loop.call_soon_threadsafe(self.deliver, batch, frames, final)
+            if _on_loop(loop):
+                self.deliver(batch, frames, final)  # (ordered before the sender's "ok")
+            else:
+                loop.call_soon_threadsafe(self.deliver, batch, frames, final)
         layer = self.channel_layer()
         if layer is not None and loop is not None:
             msg = {"type": "game.notify", "origin": PROCESS_ID, "seq": batch.seq}
@@ -418,11 +535,16 @@ class BotRunner:
             self._start_for(game_id, e, state, seq)
 
     def _start_for(self, game_id: int, e: store.Entry, state: Any, seq: int) -> None:
-        bots = self._seats(game_id)
-        if not bots:
-            return
         loop = HUB.live_loop()
         if loop is None:
+            return
+        bots = self.bot_seats.get(game_id)
+        if bots is None:
+            if _on_loop(loop):  # no database access on the event loop: look on a worker
+                SHARDS.submit(game_id, self.kick, game_id)
+                return
+            bots = self._seats(game_id)
+        if not bots:
             return
         for seat in e.game.to_act(state):
             if seat not in bots:
@@ -503,6 +625,11 @@ BOTS = BotRunner()
 
 def install() -> None:
     """Hook the hub into the store (called from AppConfig.ready)."""
+    interval = os.environ.get("GAMENIGHT_SWITCH_INTERVAL")
+    if interval:
+        import sys
+
+        sys.setswitchinterval(float(interval))
     if HUB.on_batch not in store.LISTENERS:
         store.LISTENERS.append(HUB.on_batch)
     if HUB.on_seats_changed not in store.SEAT_LISTENERS:

@@ -25,6 +25,7 @@ from random import Random
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
+from psycopg.errors import UniqueViolation
 
 import core
 from core.api import ALL, IllegalMoveError, OptionsError, dumps
@@ -292,17 +293,38 @@ _INSERT_HEAD = (
 _INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s)"
 
 
+INSERT_CHUNK = 1000
+
+
 def _insert(game_id: int, records: list[Record], prev: str) -> list[str]:
+    """One multi-row INSERT per 1000 events (a move is usually one or two)."""
     hashes: list[str] = []
-    params: list[Any] = []
-    for seq, seat, event in records:
-        prev = chain_hash(prev, seq, seat, event)
-        hashes.append(prev)
-        params.extend((game_id, seq, event["type"], dumps(event), seat, prev))
-    sql = _INSERT_HEAD + ",".join([_INSERT_ROW] * len(records))
     with connection.cursor() as cur:
-        cur.execute(sql, params)
+        for start in range(0, len(records), INSERT_CHUNK):
+            chunk = records[start : start + INSERT_CHUNK]
+            params: list[Any] = []
+            for seq, seat, event in chunk:
+                prev = chain_hash(prev, seq, seat, event)
+                hashes.append(prev)
+                params.extend((game_id, seq, event["type"], dumps(event), seat, prev))
+            cur.execute(_INSERT_HEAD + ",".join([_INSERT_ROW] * len(chunk)), params)
     return hashes
+
+
+_FINISH_CTE = (
+    "UPDATE games_game SET status = 'finished', finished_at = now(), outcome = %s::jsonb "
+    "WHERE id = %s"
+)
+
+
+def _execute_now(sql: str, params: list[Any]) -> None:
+    """Run one statement in autocommit mode, prepared (one round trip)."""
+    connection.ensure_connection()
+    try:
+        connection.connection.execute(sql, params, prepare=True)
+    except Exception:
+        connection.errors_occurred = True  # the worker checks the connection before reuse
+        raise
 
 
 def new_rng() -> Random:
@@ -316,45 +338,86 @@ class SubmitResult:
     outcome: Any
 
 
+class Move:
+    """A decided command: its events (records), chain hashes, the state after, and the
+    single SQL statement that appends it (plus the game's end when it ended)."""
+
+    def __init__(self, e: Entry, seat: int, command: Any, rng: Random) -> None:
+        game = e.game
+        events = game.decide(e.state, seat, command, rng)
+        state = e.state
+        for ev in events:
+            state = game.evolve(state, ev)
+        self.entry = e
+        self.records: list[Record] = [
+            (e.seq + i, seat, ev) for i, ev in enumerate(events, start=1)
+        ]
+        self.state = state
+        self.outcome = game.outcome(state)
+        self.hashes: list[str] = []
+        params: list[Any] = []
+        prev = e.last_hash
+        for seq, s, event in self.records:
+            prev = chain_hash(prev, seq, s, event)
+            self.hashes.append(prev)
+            params.extend((e.game_id, seq, event["type"], dumps(event), s, prev))
+        sql = _INSERT_HEAD + ",".join([_INSERT_ROW] * len(self.records))
+        if self.outcome is not None:
+            sql = f"WITH ins AS ({sql} RETURNING 1) {_FINISH_CTE}"
+            params.extend((dumps(self.outcome.to_json()), e.game_id))
+        self.sql = sql
+        self.params = params
+
+    def committed(self) -> SubmitResult:
+        """Install in the cache and notify listeners (call right after the commit)."""
+        _committed(self.entry, self.records, self.hashes, self.state, self.outcome)
+        return SubmitResult(self.records[-1][0], self.records, self.outcome)
+
+
+def check_expected(expected_seq: Any) -> int:
+    if not isinstance(expected_seq, int) or isinstance(expected_seq, bool):
+        raise IllegalMoveError("malformed", "expected_seq must be an integer")
+    return expected_seq
+
+
+def current_seq(game_id: int) -> int:
+    with connection.cursor() as cur:
+        cur.execute("SELECT coalesce(max(seq), 0) FROM games_event WHERE game_id = %s", [game_id])
+        return int(cur.fetchone()[0])
+
+
 def submit(
     game_id: int, seat: int, command: Any, expected_seq: Any, rng: Random | None = None
 ) -> SubmitResult:
     """Apply ``command`` from ``seat`` (already authorised by the caller) if the game is at
     ``expected_seq``. Appends the events in one transaction; listeners run after commit.
     Raises :class:`IllegalMoveError` (incl. :class:`StaleError`, code ``stale``)."""
-    if not isinstance(expected_seq, int) or isinstance(expected_seq, bool):
-        raise IllegalMoveError("malformed", "expected_seq must be an integer")
+    check_expected(expected_seq)
     with game_lock(game_id):
         e = entry(game_id)
         if expected_seq > e.seq and not e.finished:
             _refresh(e)  # another process may have appended
         if expected_seq != e.seq:
             raise StaleError(expected_seq, e.seq)
-        game = e.game
-        events = game.decide(e.state, seat, command, rng or new_rng())
-        state = e.state
-        for ev in events:
-            state = game.evolve(state, ev)
-        records: list[Record] = [(e.seq + i, seat, ev) for i, ev in enumerate(events, start=1)]
-        outcome = game.outcome(state)
+        move = Move(e, seat, command, rng or new_rng())
         try:
-            with transaction.atomic():
-                hashes = _insert(game_id, records, e.last_hash)
-                if outcome is not None:
-                    _finish(game_id, outcome.to_json())
-                transaction.on_commit(lambda: _committed(e, records, hashes, state, outcome))
-        except IntegrityError:
+            if connection.in_atomic_block:
+                # Inside a caller's transaction: listeners run when that one commits.
+                with transaction.atomic():
+                    _insert(game_id, move.records, e.last_hash)
+                    if move.outcome is not None:
+                        _finish(game_id, move.outcome.to_json())
+                    transaction.on_commit(move.committed)
+                return SubmitResult(move.records[-1][0], move.records, move.outcome)
+            # Hot path: one autocommitted statement, committed when it returns; then broadcast.
+            _execute_now(move.sql, move.params)
+        except (IntegrityError, UniqueViolation):
             drop_cache(game_id)
-            with connection.cursor() as cur:
-                cur.execute(
-                    "SELECT coalesce(max(seq), 0) FROM games_event WHERE game_id = %s", [game_id]
-                )
-                actual = cur.fetchone()[0]
-            raise StaleError(expected_seq, actual) from None
+            raise StaleError(expected_seq, current_seq(game_id)) from None
         except Exception:
             drop_cache(game_id)
             raise
-        return SubmitResult(records[-1][0], records, outcome)
+        return move.committed()
 
 
 def _committed(
