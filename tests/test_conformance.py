@@ -23,7 +23,7 @@ from core.api import META_COMMANDS, Game, dumps, fold
 
 SCALE = float(os.environ.get("GAMENIGHT_CONFORMANCE_SCALE", "1"))
 # Playthroughs per game (summed over its example option sets): thousands in total.
-RUNS = {"teeko": 1500, "tiku": 600, "tedoku": 150, "teka": 60}
+RUNS = {"teeko": 1000, "tiku": 400, "tedoku": 100, "teka": 100}
 STEP_CAP = 20000
 
 
@@ -92,7 +92,8 @@ def playthrough(game: Game, raw_options: dict[str, Any], seed: int, probe: bool)
         moves = [c for c in legal if c["type"] not in META_COMMANDS] or legal
         command = rng.choice(moves if rng.random() < 0.98 else legal)
         assert roundtrip(command) == command
-        before = dumps(game.view(state, ALL))
+        check = probe or steps % 7 == 0
+        before = dumps(game.view(state, ALL)) if check else ""
         if probe:
             for junk in JUNK:
                 if junk in legal:
@@ -108,14 +109,16 @@ def playthrough(game: Game, raw_options: dict[str, Any], seed: int, probe: bool)
                     with pytest.raises(IllegalMoveError):
                         game.decide(state, other, command, rng)
             assert dumps(game.view(state, ALL)) == before, "a refused command changed the state"
-        events = game.decide(state, seat, roundtrip(command), rng)
-        assert dumps(game.view(state, ALL)) == before, "decide mutated the state"
+        events = game.decide(state, seat, roundtrip(command) if check else command, rng)
+        if check:
+            assert dumps(game.view(state, ALL)) == before, "decide mutated the state"
         assert events, "a legal command produced no event"
         for ev in events:
-            assert roundtrip(ev) == ev
-            state = game.evolve(state, roundtrip(ev))
+            if check:
+                assert roundtrip(ev) == ev
+            state = game.evolve(state, ev)
         log.extend(events)
-        if probe or steps % 7 == 0:
+        if check:
             check_views(game, state, events, viewers)
     outcome = game.outcome(state)
     assert outcome is not None
