@@ -12,7 +12,7 @@ from typing import Any
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.lang import Builder
-from kivy.properties import BooleanProperty, ObjectProperty
+from kivy.properties import BooleanProperty
 from kivy.uix.screenmanager import FadeTransition, ScreenManager
 
 from client_kivy.vm.session import LocalSession, ReplayModel, Session
@@ -183,7 +183,7 @@ class GamenightApp(App):
         screen.set_model(model, title, back_to)
         self.show("replay")
 
-    # -- kiosk --------------------------------------------------------------------------------------
+    # -- kiosk ------------------------------------------------------------------------------
     def set_kiosk(self, on: bool) -> None:
         self.kiosk = on
         if os.environ.get("SDL_VIDEODRIVER") == "offscreen":
@@ -192,7 +192,7 @@ class GamenightApp(App):
 
         try:
             Window.fullscreen = "auto" if on else False
-        except Exception:  # noqa: BLE001 - some platforms refuse
+        except Exception:
             pass
 
     def on_stop(self) -> None:

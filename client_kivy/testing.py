@@ -88,7 +88,6 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
         touch = UnitTestTouch(wx, wy)
         touch.pos = touch.x, touch.y = (x, y)
         widget.dispatch("on_touch_down", touch)
-        pump(1)
         touch.grab_current = widget
         widget.dispatch("on_touch_up", touch)
         touch.grab_current = None
@@ -97,7 +96,6 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
     wx, wy = window_point(widget, x, y)
     touch = UnitTestTouch(wx, wy)
     touch.touch_down()
-    pump(1)
     touch.touch_up()
     pump(2)
 

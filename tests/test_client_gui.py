@@ -8,7 +8,7 @@ import pytest
 
 from client_kivy import testing
 
-testing.headless(1280, 800)
+testing.headless(960, 640)
 
 pytestmark = pytest.mark.gui
 
@@ -56,7 +56,8 @@ def test_window_renders(app, tmp_path):
 
     img = CoreImage(path, keep_data=True)
     w, h = img.texture.size
-    colours = {tuple(img.read_pixel(x, y)[:3]) for x in range(0, w, w // 16) for y in range(0, h, h // 16)}
+    colours = {tuple(img.read_pixel(x, y)[:3])
+               for x in range(0, w, w // 16) for y in range(0, h, h // 16)}
     assert len(colours) > 2
     assert Window.size[0] > 0
 
@@ -177,7 +178,8 @@ def test_teka_pass_and_play_handoff_bid_and_trick(app):
             testing.tap(b[text])
         else:
             trumps = [t for t in b if t.endswith("Hearts")]
-            assert len([t for t in b if t.split()[-1] in ("Spades", "Hearts", "Diamonds", "Clubs")]) == 4
+            suits = ("Spades", "Hearts", "Diamonds", "Clubs")
+            assert len([t for t in b if t.split()[-1] in suits]) == 4
             testing.tap(b[trumps[0]])
         assert len(s.events) > before
     assert s.view["phase"] == "play"
@@ -322,7 +324,7 @@ def test_online_teeko_through_the_lobby(app, daphne_server, server_runtime):
         if cmd["type"] == "move":
             testing.tap(board, *board.point(cmd["from"]))
         testing.tap(board, *board.point(cmd["to"]))
-        assert testing.wait_until(lambda: session.seq > seq, 15)
+        assert testing.wait_until(lambda: session.seq > seq, 15)  # noqa: B023
         plies += 1
         assert plies < 150
     testing.pump(3)

@@ -30,15 +30,18 @@ class HomeDeco(Widget):
         cx, cy = self.center
         with self.canvas:
             # two fanned cards
-            for k, (dx, ang) in enumerate(((-r * 3.2, 0), (-r * 2.3, 0))):
+            for k, dx in enumerate((-r * 4.6, -r * 3.4)):
                 Color(0, 0, 0, 0.3)
-                RoundedRectangle(pos=(cx + dx + dp(3), cy - r * 1.4 - dp(3)),
+                RoundedRectangle(pos=(cx + dx + dp(3), cy - r * 1.3 - dp(3)),
                                  size=(r * 1.8, r * 2.6), radius=[dp(8)])
                 Color(0.97, 0.95, 0.9, 1)
-                RoundedRectangle(pos=(cx + dx, cy - r * 1.4), size=(r * 1.8, r * 2.6),
+                RoundedRectangle(pos=(cx + dx, cy - r * 1.3), size=(r * 1.8, r * 2.6),
                                  radius=[dp(8)])
-                Color(0.8, 0.15, 0.15, 1) if k else Color(0.1, 0.1, 0.1, 1)
-                Ellipse(pos=(cx + dx + r * 0.6, cy - r * 0.4), size=(r * 0.6, r * 0.6))
+                if k:
+                    Color(0.8, 0.15, 0.15, 1)
+                else:
+                    Color(0.1, 0.1, 0.1, 1)
+                Ellipse(pos=(cx + dx + r * 0.55, cy - r * 0.35), size=(r * 0.7, r * 0.7))
             draw_piece(cx + r * 0.2, cy, r, 0)
             draw_piece(cx + r * 2.3, cy, r, 1)
             Color(0.91, 0.69, 0.29, 1)

@@ -158,7 +158,7 @@ class SetupScreen(Screen):
         players = self.players()
         try:
             options = opts.validated_options(self.game, self.option_values, len(players))
-        except Exception as e:  # noqa: BLE001 - shown to the player
+        except Exception as e:
             self.error = str(e)
             return
         self.error = ""

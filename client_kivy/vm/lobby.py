@@ -58,7 +58,7 @@ class Lobby:
             except ApiError as e:
                 api_err = e
                 self.post(lambda: finish(False, api_err))
-            except Exception as e:  # noqa: BLE001 - shown to the player
+            except Exception as e:
                 err = ApiError("error", f"{type(e).__name__}: {e}")
                 self.post(lambda: finish(False, err))
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -74,7 +73,8 @@ class Api:
         except urllib.error.HTTPError as e:
             try:
                 err = json.loads(e.read().decode("utf-8"))["error"]
-                raise ApiError(err.get("code", "error"), err.get("reason", str(e)), e.code) from None
+                code, reason = err.get("code", "error"), err.get("reason", str(e))
+                raise ApiError(code, reason, e.code) from None
             except (ValueError, KeyError, TypeError):
                 raise ApiError("http", f"server answered {e.code}", e.code) from None
         except (urllib.error.URLError, OSError) as e:
@@ -186,7 +186,7 @@ class GameSocket:
             try:
                 ws = connect(f"{self.api.ws_base}/ws/games/{self.game_id}/", open_timeout=5,
                              close_timeout=1)
-            except Exception:  # noqa: BLE001 - any failure: wait and retry
+            except Exception:
                 self.on_state("offline")
                 if self._stop.wait(delay):
                     break
@@ -206,7 +206,7 @@ class GameSocket:
                             continue
                         if isinstance(frame, dict):
                             self.on_frame(frame)
-            except Exception:  # noqa: BLE001 - dropped: reconnect
+            except Exception:
                 pass
             finally:
                 self.connected = False
@@ -226,7 +226,7 @@ class GameSocket:
         try:
             ws.send(json.dumps(message))
             return True
-        except Exception:  # noqa: BLE001
+        except Exception:
             return False
 
     def close(self) -> None:
@@ -236,7 +236,7 @@ class GameSocket:
         if ws is not None:
             try:
                 ws.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
 

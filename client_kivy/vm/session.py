@@ -313,7 +313,7 @@ class LocalSession(Session):
             try:
                 cmd: Obj | None = self._bot_choose(seat, view, rng, gen)
                 err = ""
-            except Exception as e:  # noqa: BLE001 - reported on screen
+            except Exception as e:
                 cmd, err = None, str(e)
             self.post(lambda: self._bot_done(gen, seat, cmd, err))  # type: ignore[misc]
 

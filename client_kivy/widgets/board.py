@@ -10,9 +10,22 @@ from kivy.metrics import dp, sp
 from kivy.properties import ObjectProperty
 from kivy.uix.widget import Widget
 
+_TEXTURES: dict[tuple[Any, ...], Any] = {}
+
 
 def text_texture(text: str, size: float, color: tuple[float, ...] = (1, 1, 1, 1),
                  bold: bool = False) -> Any:
+    """A rendered text texture, cached (boards redraw often; text rarely changes)."""
+    key = (text, round(size, 1), tuple(round(c, 3) for c in color), bold)
+    tex = _TEXTURES.get(key)
+    if tex is None:
+        if len(_TEXTURES) > 2000:
+            _TEXTURES.clear()
+        tex = _TEXTURES[key] = _render_text(text, size, color, bold)
+    return tex
+
+
+def _render_text(text: str, size: float, color: tuple[float, ...], bold: bool) -> Any:
     font = "DejaVuSans" if any(ch in text for ch in "\u2660\u2665\u2666\u2663") else "Roboto"
     lab = CoreLabel(text=text, font_size=size, color=color, bold=bold and font == "Roboto",
                     font_name=font)

@@ -29,7 +29,8 @@ PAPER = (0.97, 0.95, 0.88, 1)
 INK = (0.16, 0.22, 0.42, 1)
 
 
-def grid_origin(x0: float, y0: float, side: float, labels: bool) -> tuple[float, float, float, float]:
+def grid_origin(x0: float, y0: float, side: float,
+                labels: bool) -> tuple[float, float, float, float]:
     """Lower-left corner of the grid, cell size and label margin of a sheet drawn at x0, y0."""
     margin = side * 0.07 if labels else 0
     cs = (side - margin) / 9

@@ -52,7 +52,7 @@ def draw_card(x: float, y: float, w: float, h: float, card: str | None,
     RoundedRectangle(pos=(x, y), size=(w, h), radius=[w * 0.1])
     colour = (0.78, 0.1, 0.12, 1) if card[1] in RED_SUITS else (0.08, 0.08, 0.1, 1)
     if dim:
-        colour = tuple(c * 0.6 + 0.3 for c in colour[:3]) + (1,)
+        colour = (*(c * 0.6 + 0.3 for c in colour[:3]), 1)
     rank = "10" if card[0] == "T" else card[0]
     fs = w * 0.36
     tex = text_texture(rank, fs, colour, True)
@@ -67,7 +67,17 @@ def draw_card(x: float, y: float, w: float, h: float, card: str | None,
     Rectangle(texture=big, pos=(x + w - big.width - w * 0.08, y + w * 0.06), size=big.size)
 
 
+_SYMBOLS: dict[tuple[Any, ...], Any] = {}
+
+
 def _symbol(suit: str, size: float, colour: tuple[float, ...]) -> Any:
+    key = (suit, round(size, 1), tuple(round(c, 3) for c in colour))
+    if key not in _SYMBOLS:
+        _SYMBOLS[key] = _render_symbol(suit, size, colour)
+    return _SYMBOLS[key]
+
+
+def _render_symbol(suit: str, size: float, colour: tuple[float, ...]) -> Any:
     from kivy.core.text import Label as CoreLabel
 
     lab = CoreLabel(text=SUIT_SYMBOL[suit], font_size=size, color=colour, font_name=SYMBOL_FONT)
@@ -100,7 +110,8 @@ class TekaTable(BoardWidget):
         w = min(self.width / 7.2, self.height / 6.2 / 1.4, dp(120))
         return w, w * 1.4
 
-    def seat_anchor(self, pos: str, table: tuple[float, float, float, float]) -> tuple[float, float]:
+    def seat_anchor(self, pos: str,
+                    table: tuple[float, float, float, float]) -> tuple[float, float]:
         tx, ty, tw, th = table
         return {"bottom": (tx + tw / 2, ty + th * 0.07), "top": (tx + tw / 2, ty + th * 0.93),
                 "left": (tx + tw * 0.1, ty + th / 2), "right": (tx + tw * 0.9, ty + th / 2)}[pos]
