@@ -124,6 +124,12 @@ class Game:
         """Seats whose command the game is waiting for (several at once in Tedoku)."""
         raise NotImplementedError
 
+    def visible_to_act(self, state: Any, viewer: int) -> list[int]:
+        """``to_act`` as ``viewer`` may know it: who is being waited for can itself be a
+        secret (Teka's throw-in question goes only to weak hands). Send this, never
+        ``to_act``, to clients."""
+        return self.to_act(state)
+
     def legal_commands(self, state: Any, seat: int) -> list[Obj]:
         """Every command ``seat`` may send now, meta commands (resign...) included."""
         raise NotImplementedError

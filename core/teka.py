@@ -785,6 +785,16 @@ class TekaGame(Game):
 
     # -- queries ------------------------------------------------------------------------
 
+    def visible_to_act(self, state: Any, viewer: int) -> list[int]:
+        """During the throw-in only the viewer's own pending question is shown: who was
+        asked would tell the others which hands hold nothing above a 10."""
+        st: TekaState = state
+        if st.phase != "throw_in" or viewer == ALL:
+            return self.to_act(st)
+        if 0 <= viewer < 4 and st.eligible[viewer] and not st.decided[viewer]:
+            return [viewer]
+        return []
+
     def to_act(self, state: Any) -> list[int]:
         st: TekaState = state
         p = st.phase
@@ -861,18 +871,7 @@ class TekaGame(Game):
                 "double13": st.double13,
                 "raised": st.raised,
             }
-        if st.phase == "throw_in":
-            to_act = (
-                self.to_act(st)
-                if full
-                else (
-                    [viewer]
-                    if seat_viewer and st.eligible[viewer] and not st.decided[viewer]
-                    else []
-                )
-            )
-        else:
-            to_act = self.to_act(st)
+        to_act = self.visible_to_act(st, viewer)
         throw_in: Obj | None = None
         if st.phase == "throw_in":
             mine: str | None = None

@@ -51,7 +51,12 @@ JUNK: list[Any] = [None, 3, "place", [], {}, {"type": 5}, {"type": "no-such-comm
 
 
 def check_views(game: Game, state: Any, new_events: list[dict[str, Any]], viewers: list[int]) -> None:
+    waiting = game.to_act(state)
     for viewer in viewers:
+        shown = game.visible_to_act(state, viewer)
+        assert set(shown) <= set(waiting)
+        if viewer >= 0:
+            assert (viewer in shown) == (viewer in waiting), "a seat must know it is asked"
         view = game.view(state, viewer)
         assert roundtrip(view) == view
         if viewer >= 0 and game.outcome(state) is None:
