@@ -220,3 +220,41 @@ def _daphne_env(server) -> dict:
             k, v = item.split(b"=", 1)
             env[k.decode()] = v.decode()
     return env
+
+
+def test_login_token_remembered(daphne_server, server_runtime, tmp_path):
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+    from django.contrib.auth.models import User
+
+    # hashed with the server's default hasher (the test process only knows MD5)
+    hasher = PBKDF2PasswordHasher()
+    User.objects.create(username="ann", password=hasher.encode("secret", hasher.salt(),
+                                                               iterations=1000))
+    pump = Pump()
+    settings = Settings(str(tmp_path))
+    lobby = Lobby(settings, post=pump.post, background=False)
+    lobby.connect(daphne_server.http, username="ann", password="wrong")
+    pump.until(lambda: not lobby.busy)
+    assert not lobby.connected and "wrong" in lobby.error.lower()
+    lobby.connect(daphne_server.http, username="ann", password="secret")
+    pump.until(lambda: lobby.connected)
+    assert lobby.connected and lobby.username == "ann" and lobby.who == "ann"
+    token = Settings(str(tmp_path)).get("token")
+    assert token
+    # next time (a new app start): the remembered token logs in without the password
+    again = Lobby(Settings(str(tmp_path)), post=pump.post, background=False)
+    again.connect(daphne_server.http, username="ann")
+    pump.until(lambda: again.connected)
+    assert again.connected and again.username == "ann" and again.api.token == token
+    # a user's seat needs no secret: the token holds it
+    got = {}
+    again.create("teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "random"}], 0,
+                 lambda g, seat, secret: got.update(game=g, seat=seat, secret=secret))
+    pump.until(lambda: "game" in got)
+    assert got["seat"] == 0 and got["secret"] == ""
+    s = again.session(got["game"], 0, "", post=pump.post)
+    s.start()
+    try:
+        assert pump.until(lambda: s.my_turn, 15), s.status_text()
+    finally:
+        s.close()

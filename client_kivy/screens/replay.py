@@ -18,6 +18,7 @@ class _Names:
     def __init__(self, model: ReplayModel) -> None:
         self.game_name = model.game_name
         self.players = model.players
+        self.view = model.view
 
     def player_name(self, seat: int) -> str:
         if 0 <= seat < len(self.players):

@@ -150,8 +150,12 @@ def outcome_text(session: Session, outcome: Obj) -> str:
     reason = str(outcome.get("reason", ""))
     why = {"pattern": "four in a pattern", "resign": "resignation", "draw_agreed": "agreement",
            "repetition": "repetition", "move_cap": "move limit", "last_disc": "last disc",
-           "blocked": "no moves", "points": "points", "score": "score", "match": "match"}.get(
-        reason, reason)
+           "blocked": "no moves", "points": "points", "score": "score", "match": "match",
+           "fewest_empty": "fewest empty squares", "shared": "shared"}.get(reason, reason)
+    tier = (session.view or {}).get("tier") if session.game_name == "tedoku" else None
+    if tier and len(session.players) == 1:
+        scores = outcome.get("scores") or [0]
+        return f"{tier.get('label', 'Game over')} ({scores[0]} points)"
     if not winners:
         return f"Draw ({why})" if why else "Draw"
     if session.game_name == "teka":
