@@ -114,6 +114,15 @@ class GamenightApp(App):
             title += f"  · code {game['code']}"
         self.open_session(session, title=title)
 
+    def open_kiosk(self, game: dict[str, Any], secrets: dict[int, str], kiosk: bool) -> None:
+        """Pass-and-play on this tablet for a game kept on the server."""
+        from client_kivy.vm.lobby import game_line
+        from client_kivy.vm.net import KioskRemoteSession
+
+        session = KioskRemoteSession(self.lobby.api, game, secrets, post=kiv_post)
+        self.set_kiosk(kiosk)
+        self.open_session(session, title=game_line(game) + f"  · code {game.get('code', '')}")
+
     def online_replay(self, game: dict[str, Any]) -> None:
         from client_kivy.vm.lobby import game_line
 

@@ -258,3 +258,33 @@ def test_login_token_remembered(daphne_server, server_runtime, tmp_path):
         assert pump.until(lambda: s.my_turn, 15), s.status_text()
     finally:
         s.close()
+
+
+def test_pass_and_play_kept_on_the_server(daphne_server, server_runtime, tmp_path):
+    """Two people on one tablet, the game stored on the server: the tablet acts for
+    whichever seat is to play; Teka-style hand-off is not needed for Teeko."""
+    from client_kivy.vm.net import KioskRemoteSession
+
+    pump = Pump()
+    lobby = Lobby(Settings(str(tmp_path)), post=pump.post, background=False)
+    lobby.connect(daphne_server.http, name="Host")
+    pump.until(lambda: lobby.connected)
+    got = {}
+    lobby.create_kiosk("teeko", {}, [{"name": "Ann", "kind": "human"},
+                                     {"name": "Bob", "kind": "human"}],
+                       lambda g, secrets: got.update(game=g, secrets=secrets))
+    pump.until(lambda: "game" in got)
+    assert sorted(got["secrets"]) == [0, 1]
+    s = KioskRemoteSession(lobby.api, got["game"], got["secrets"], post=pump.post)
+    s.start()
+    try:
+        for square, seat in (("a1", 0), ("e5", 1), ("b1", 0)):
+            assert pump.until(lambda: s.my_turn and s.viewer == seat, 15), s.status_text()  # noqa: B023
+            assert s.status_text() == f"{['Ann', 'Bob'][seat]}: your turn"
+            n = len(s.events)
+            assert s.send({"type": "place", "to": square})
+            assert pump.until(lambda: len(s.events) > n, 10)  # noqa: B023
+        state = lobby.api.state(got["game"]["id"])
+        assert state["seq"] == 4 and state["view"]["pieces"] == [["a1", "b1"], ["e5"]]
+    finally:
+        s.close()

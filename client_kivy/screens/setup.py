@@ -175,6 +175,11 @@ class SetupScreen(Screen):
                     seats.append({"kind": "open"})
             app.lobby.create(self.game, options, seats, mine, app.online_play)
             return
+        if self.ids.on_server.state == "down" and app.lobby.connected:
+            kiosk = self.ids.kiosk.state == "down"
+            app.lobby.create_kiosk(self.game, options, players,
+                                   lambda game, secrets: app.open_kiosk(game, secrets, kiosk))
+            return
         app.start_local_game(self.game, players, options,
                              kiosk=self.ids.kiosk.state == "down")
 

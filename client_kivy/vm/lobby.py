@@ -220,6 +220,25 @@ class Lobby:
             kw["socket_factory"] = socket_factory
         return RemoteSession(self.api, game, seat, secret, post=post or self.post, **kw)
 
+    def create_kiosk(self, kind: str, options: Obj, players: list[Obj],
+                     done: Callable[[Obj, dict[int, str]], None]) -> None:
+        """A pass-and-play game kept on the server: every person a guest seat (this tablet
+        keeps all their secrets), every bot a server bot."""
+        api = self.api
+        assert api is not None
+        seats = [{"kind": "bot", "level": p.get("level") or "random"} if p.get("kind") == "bot"
+                 else {"kind": "guest", "name": p.get("name") or f"Player {i + 1}"}
+                 for i, p in enumerate(players)]
+
+        def work() -> Obj:
+            return api.create(kind, options, seats)
+
+        def ok(game: Obj) -> None:
+            secrets = {int(k): str(v) for k, v in (game.get("guest_secrets") or {}).items()}
+            done(game, secrets)
+
+        self._run(work, ok)
+
     def replay(self, game: Obj, done: Callable[[ReplayModel], None]) -> None:
         api = self.api
         assert api is not None

@@ -388,3 +388,87 @@ def refusal_text(code: str, reason: str) -> str:
             "game_over": "The game is over", "forbidden": "Not your seat",
             "stale": "The game moved on", "malformed": "Refused"}.get(code, "Refused")
     return f"{head}: {reason}" if reason else head
+
+
+class KioskRemoteSession(Session):
+    """Pass-and-play on one tablet for a game kept on the server: one socket per local
+    person (each seat's guest secret), bots played by the server. The tablet shows the seat
+    whose turn it is, with the same hand-off screen as a local game for hidden hands."""
+
+    kind = "kiosk"
+
+    def __init__(self, api: Api, game: Obj, secrets: dict[int, str], post: Post | None = None,
+                 socket_factory: Any = GameSocket) -> None:
+        super().__init__(str(game["kind"]))
+        self.api = api
+        self.game_id = int(game["id"])
+        self.code = str(game.get("code", ""))
+        self.post = post or (lambda fn: fn())
+        self.seats: dict[int, RemoteSession] = {
+            seat: RemoteSession(api, game, seat, secret, post=self.post,
+                                socket_factory=socket_factory)
+            for seat, secret in sorted(secrets.items())}
+        self.humans = sorted(self.seats)
+        self.primary = self.seats[self.humans[0]]
+        self._last_viewer: int | None = None
+        self.players = list(self.primary.players)
+        for s in self.seats.values():
+            s.subscribe(self._changed)
+
+    def human_seats(self) -> list[int]:
+        return list(self.humans)
+
+    def player_name(self, seat: int) -> str:
+        return self.primary.player_name(seat)
+
+    def start(self) -> None:
+        for s in self.seats.values():
+            s.start()
+        self.notify()
+
+    def close(self) -> None:
+        for s in self.seats.values():
+            s.close()
+
+    def _changed(self) -> None:
+        from client_kivy.vm.session import HIDDEN_INFO_GAMES
+
+        p = self.primary
+        self.players = list(p.players)
+        self.outcome = p.outcome
+        self.events = p.events
+        states = [s.connection for s in self.seats.values()]
+        self.connection = next((c for c in ("offline", "connecting") if c in states), "online")
+        acting = [seat for seat, s in self.seats.items() if seat in s.to_act]
+        self.to_act = sorted(set(p.to_act) | set(acting))
+        thinking = [s for s in self.seats.values() if s.thinking]
+        self.thinking = bool(thinking)
+        if thinking:
+            self.thinking_seat, self.progress = thinking[0].thinking_seat, thinking[0].progress
+        self.message = next((s.message for s in self.seats.values() if s.message), "")
+        if acting:
+            viewer = acting[0]
+        elif self._last_viewer is not None:
+            viewer = self._last_viewer
+        else:
+            viewer = self.humans[0]
+        if self.outcome is not None:
+            self.handoff = None
+        elif (self.game_name in HIDDEN_INFO_GAMES and len(self.humans) > 1 and acting
+              and viewer != self._last_viewer):
+            self.handoff = viewer
+        self._last_viewer = viewer
+        self.viewer = viewer
+        s = self.seats[viewer]
+        self.view = {} if self.handoff is not None else s.view
+        self.legal = [] if self.handoff is not None else s.legal
+        self.notify()
+
+    def confirm_handoff(self) -> None:
+        self.handoff = None
+        self._changed()
+
+    def send(self, command: Obj) -> bool:
+        if self.handoff is not None:
+            return False
+        return self.seats[self.viewer].send(command)
