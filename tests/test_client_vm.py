@@ -134,3 +134,98 @@ def test_sessions_fold_equals_live(game):
     r = ReplayModel(game, s.events)
     r.seek(r.length)
     assert r.outcome() == s.outcome
+
+
+def test_bot_progress_reaches_the_screen_fields():
+    posted = []
+    seen = []
+    s = LocalSession("teeko", [HUMAN, dict(BOT, level="medium")], post=posted.append, seed=2)
+    s.subscribe(lambda: seen.append((s.thinking, s.progress)))
+    s.send({"type": "place", "to": "c3"})
+    import time
+
+    deadline = time.time() + 20
+    while s.thinking and time.time() < deadline:
+        while posted:
+            posted.pop(0)()
+        time.sleep(0.005)
+    assert any(th and 0 < p < 1 for th, p in seen), seen
+    assert not s.thinking and s.my_turn
+
+
+def test_tiku_taps_and_diagonal_targets():
+    from client_kivy.vm.tiku import TikuModel
+
+    s = LocalSession("tiku", [HUMAN, dict(HUMAN, name="Bob")], {"diagonal": True}, seed=1)
+    m = TikuModel()
+    m.update(s.view, s.legal)
+    piece = sorted(m.movable())[0]
+    assert m.tap(piece) is None and m.selected == piece
+    targets = m.targets()
+    assert targets == {c["to"] for c in s.legal if c.get("from") == piece}
+    assert m.diagonal_targets() and m.diagonal_targets() < targets
+    diag = sorted(m.diagonal_targets())[0]
+    cmd = m.tap(diag)
+    assert cmd == {"type": "move", "from": piece, "to": diag}
+    hands = list(s.view["hands"])
+    assert s.send(cmd)
+    moved = next(p for p in s.view["pieces"] if p["square"] == diag)
+    assert moved["flipped"] is True
+    assert sum(s.view["hands"]) < sum(hands)
+
+
+def test_tedoku_every_legal_placement_reachable_by_rotate_flip_and_tap():
+    from client_kivy.vm.tedoku import TedokuModel, cell_name
+
+    s = LocalSession("tedoku", [HUMAN], {"bonus": True}, seed=4)
+    rng = Random(1)
+    for _turn in range(4):
+        m = TedokuModel()
+        m.update(s.view, s.legal, 0)
+        places = [c for c in s.legal if c["type"] == "place"]
+        assert places
+        for cmd in places:
+            m.set_ghost_to(cmd)
+            assert {cell_name(r, c) for r, c in m.ghost()} == set(cmd["cells"])
+            assert m.ghost_command() == cmd or (cmd["shape"] == "B4" and m.shape == "B4")
+        # a ghost over a drawn cell (the tapped cell is always covered) is never a command
+        filled = [cell_name(r, c) for r, row in enumerate(s.view["players"][0]["sheet"])
+                  for c, ch in enumerate(row) if ch == "#"]
+        for shape in m.shapes():
+            m.choose(shape)
+            for cell in filled:
+                m.tap(cell)
+                assert cell_name(*m.anchor) in {cell_name(r, c) for r, c in m.ghost()}
+                assert m.ghost_command() is None
+        assert s.send(rng.choice(places))
+
+
+def test_teka_model_calls_cards_and_signals():
+    from client_kivy.vm.teka import TekaModel, call_text
+
+    s = LocalSession("teka", [dict(HUMAN, name=n) for n in "ABCD"], seed=5)
+    s.confirm_handoff()
+    m = TekaModel()
+    guard = 0
+    while s.view["phase"] != "play" and guard < 50:
+        guard += 1
+        if s.handoff is not None:
+            s.confirm_handoff()
+            continue
+        m.update(s.view, s.legal, s.viewer)
+        if m.bids():
+            assert {call_text(c["call"]) for c in m.bids()} >= {"Pass"} or \
+                any(isinstance(c["call"], int) for c in m.bids())
+        s.send([c for c in s.legal if c["type"] not in ("resign", "raise")][-1])
+    if s.handoff is not None:
+        s.confirm_handoff()
+    m.update(s.view, s.legal, s.viewer)
+    assert m.position(s.viewer) == "bottom" and m.position((s.viewer + 2) % 4) == "top"
+    card = m.playable()[0]
+    assert m.tap_card(card) is None and m.selected == card
+    assert m.play(card, "drop") == {"type": "play", "card": card, "signal": "drop"}
+    cmd = m.tap_card(card)
+    assert cmd == {"type": "play", "card": card}
+    assert s.send(cmd)
+    assert s.view["trick"][0]["card"] == card
+    assert m.contract_text()

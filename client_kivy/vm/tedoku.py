@@ -158,13 +158,13 @@ class TedokuModel:
 
     def set_ghost_to(self, cmd: Obj) -> None:
         """Choose the shape, orientation and anchor that put the ghost exactly on ``cmd``."""
-        target = frozenset(cmd["cells"])
+        target = frozenset(parse_cell(c) for c in cmd["cells"])
         self.shape = cmd.get("shape") or self.shape
         for flip in (False, True):
             for rot in range(4):
                 self.rotation, self.flipped = rot, flip
                 for cell in cmd["cells"]:
                     self.anchor = parse_cell(cell)
-                    if frozenset(cell_name(r, c) for r, c in self.ghost()) == target:
+                    if frozenset(self.ghost()) == target:
                         return
         raise ValueError(f"no orientation gives {cmd}")
