@@ -643,7 +643,7 @@ class Level:
 LEVELS: Final[dict[str, Level]] = {
     "easy": Level(60, take_win=0.9, block=0.6, blunder=0.25, win3=False),
     "medium": Level(1500),
-    "hard": Level(20000, avoid3=True),
+    "hard": Level(15000, avoid3=True),
     "max": Level(120000, avoid3=True),
 }
 
