@@ -162,6 +162,9 @@ class SetupScreen(Screen):
             self.error = str(e)
             return
         self.error = ""
+        if not getattr(self, "_watching_lobby", False):
+            self._watching_lobby = True
+            app.lobby.subscribe(self._lobby_changed)
         if self.online:
             seats = []
             mine = None
@@ -182,6 +185,13 @@ class SetupScreen(Screen):
             return
         app.start_local_game(self.game, players, options,
                              kiosk=self.ids.kiosk.state == "down")
+
+
+    def _lobby_changed(self) -> None:
+        lobby = App.get_running_app().lobby
+        if self.manager is not None and self.manager.current == self.name:
+            self.error = lobby.error
+            self.ids.start.enabled = not lobby.busy
 
 
 def seat_title(game: str, seat: int) -> str:
