@@ -120,7 +120,9 @@ if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]},
+            # redis-py 8 reads with a 5 s socket timeout by default, the same as channels_redis'
+            # blocking-pop timeout: give reads more room than the pop.
+            "CONFIG": {"hosts": [{"address": os.environ["REDIS_URL"], "socket_timeout": 30}]},
         }
     }
 else:

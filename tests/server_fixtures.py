@@ -64,8 +64,9 @@ class Daphne:
         return self.log.read_text(errors="replace")[-5000:]
 
 
-@pytest.fixture
-def daphne_server(transactional_db: Any, tmp_path: Path) -> Iterator[Daphne]:
+def start_daphne(
+    tmp_path: Path, name: str = "daphne", extra_env: dict[str, str] | None = None
+) -> Daphne:
     """daphne as a real process on a free port, on the *test* database (passed in
     GAMENIGHT_DB_JSON). Bots think in its process pool."""
     from django.db import connection
@@ -83,11 +84,12 @@ def daphne_server(transactional_db: Any, tmp_path: Path) -> Iterator[Daphne]:
             "GAMENIGHT_BOT_WORKERS": "2",
             "GAMENIGHT_BOT_TIME_LIMIT": "2",
             "PYTHONUNBUFFERED": "1",
+            **(extra_env or {}),
         }
     )
     env.pop("PYTEST_CURRENT_TEST", None)
     port = free_port()
-    log = tmp_path / "daphne.log"
+    log = tmp_path / f"{name}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [
@@ -112,18 +114,39 @@ def daphne_server(transactional_db: Any, tmp_path: Path) -> Iterator[Daphne]:
             pytest.fail(f"daphne exited: {server.output()}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
+                return server
         except OSError:
             if time.time() > deadline:
                 proc.kill()
                 pytest.fail(f"daphne did not start: {server.output()}")
             time.sleep(0.1)
+
+
+def stop_daphne(server: Daphne) -> None:
+    server.proc.terminate()
+    try:
+        server.proc.wait(10)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        server.proc.wait(5)
+
+
+@pytest.fixture
+def daphne_server(transactional_db: Any, tmp_path: Path) -> Iterator[Daphne]:
+    """One daphne process on the test database (see :func:`start_daphne`)."""
+    server = start_daphne(tmp_path)
     try:
         yield server
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        stop_daphne(server)
+
+
+@pytest.fixture
+def daphne_pair(transactional_db: Any, tmp_path: Path) -> Iterator[list[Daphne]]:
+    """Two daphne processes sharing the test database and Redis (REDIS_URL)."""
+    servers = [start_daphne(tmp_path, f"daphne{i}") for i in range(2)]
+    try:
+        yield servers
+    finally:
+        for s in servers:
+            stop_daphne(s)

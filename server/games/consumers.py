@@ -81,6 +81,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self.writer: asyncio.Task[None] | None = None
         self.catching_up = False
+        self.finished_sent = False
+        self.pending_final: str | None = None
         self.max_frame = int(runtime.knob("MAX_FRAME", 65536))
         await self.accept()
         self.writer = asyncio.ensure_future(self._write())
@@ -97,6 +99,19 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     def push_text(self, text: str) -> None:
         self.outbox.put_nowait(text)
+
+    def _flush_final(self) -> None:
+        if self.ready and self.pending_final is not None:
+            text, self.pending_final = self.pending_final, None
+            self.push_final(text)
+
+    def push_final(self, text: str) -> None:
+        """The ``finished`` frame, once per connection."""
+        if not self.ready:  # after the events still to come
+            self.pending_final = text
+        elif not self.finished_sent:
+            self.finished_sent = True
+            self.outbox.put_nowait(text)
 
     def push_live(self, first: int, last: int, text: str) -> None:
         """A committed batch of events ``first..last`` (event loop thread)."""
@@ -120,12 +135,14 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def _catch_up(self) -> None:
         try:
-            _head, frames = await SHARDS.call(
+            _head, frames, final = await SHARDS.call(
                 self.game_id, runtime.catchup_frames, self.game_id, self.viewer, self.sent_seq
             )
             for last, text in frames:
                 self.outbox.put_nowait(text)
                 self.sent_seq = max(self.sent_seq, last)
+            if final is not None:
+                self.push_final(final)
         except Exception:
             log.exception("catch-up failed for game %s", self.game_id)
             self.push_text(_err("server_error", "could not read the game log"))
@@ -135,6 +152,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             pending, self.pending = self.pending, []
             for first, last, text in pending:
                 self.push_live(first, last, text)
+            self._flush_final()
 
     async def disconnect(self, code: int) -> None:
         if self.joined:
@@ -231,7 +249,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 }
             )
         )
-        head, frames = await SHARDS.call(
+        head, frames, final = await SHARDS.call(
             self.game_id, runtime.catchup_frames, self.game_id, self.viewer, last_seq
         )
         if last_seq > head:
@@ -242,16 +260,19 @@ class GameConsumer(AsyncWebsocketConsumer):
                 )
             )
             self.sent_seq = 0
-            head, frames = await SHARDS.call(
+            head, frames, final = await SHARDS.call(
                 self.game_id, runtime.catchup_frames, self.game_id, self.viewer, 0
             )
         for last, text in frames:
             self.outbox.put_nowait(text)
             self.sent_seq = max(self.sent_seq, last)
+        if final is not None:
+            self.push_final(final)
         self.ready = True
         pending, self.pending = self.pending, []
         for first, last, text in pending:
             self.push_live(first, last, text)
+        self._flush_final()
         HUB.send_presence(self.game_id)
         SHARDS.submit(self.game_id, runtime.BOTS.kick, self.game_id)
 

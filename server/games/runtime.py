@@ -140,9 +140,13 @@ class AsyncDB:
         from psycopg.conninfo import make_conninfo
 
         sd = connections["default"].settings_dict
-        kw = {"dbname": sd["NAME"], "user": sd.get("USER") or None,
-              "password": sd.get("PASSWORD") or None, "host": sd.get("HOST") or None,
-              "port": str(sd["PORT"]) if sd.get("PORT") else None}
+        kw = {
+            "dbname": sd["NAME"],
+            "user": sd.get("USER") or None,
+            "password": sd.get("PASSWORD") or None,
+            "host": sd.get("HOST") or None,
+            "port": str(sd["PORT"]) if sd.get("PORT") else None,
+        }
         for k, v in (sd.get("OPTIONS") or {}).items():
             if isinstance(v, (str, int)) and k not in ("server_side_binding", "pool"):
                 kw[k] = v
@@ -244,9 +248,25 @@ def events_frame(
     return json.dumps(frame, separators=(",", ":"))
 
 
-def catchup_frames(game_id: int, viewer: int, after: int) -> tuple[int, list[tuple[int, str]]]:
-    """(head seq, [(last seq, frame)]): everything after ``after`` for ``viewer``, in chunks,
-    the view of the head state on the last frame (always at least one frame)."""
+def finished_frame(e: store.Entry, state: Any, seq: int, outcome: Any) -> str:
+    return json.dumps(
+        {
+            "type": "finished",
+            "game": e.game_id,
+            "seq": seq,
+            "outcome": outcome.to_json(),
+            "view": e.game.view(state, ALL),
+        },
+        separators=(",", ":"),
+    )
+
+
+def catchup_frames(
+    game_id: int, viewer: int, after: int
+) -> tuple[int, list[tuple[int, str]], str | None]:
+    """(head seq, [(last seq, frame)], finished frame or None): everything after ``after``
+    for ``viewer``, in chunks, the view of the head state on the last frame (always at least
+    one frame); the ``finished`` frame when the game is over."""
     e = store.entry(game_id, fresh=True)
     with store.game_lock(game_id):
         head, state, recs = e.seq, e.state, e.log[max(after, 0) : e.seq]
@@ -255,7 +275,9 @@ def catchup_frames(game_id: int, viewer: int, after: int) -> tuple[int, list[tup
         chunk = recs[i : i + CATCHUP_CHUNK]
         last = i + CATCHUP_CHUNK >= len(recs)
         out.append((chunk[-1][0] if chunk else head, events_frame(e, chunk, state, viewer, last)))
-    return head, out
+    outcome = e.game.outcome(state)
+    final = finished_frame(e, state, head, outcome) if outcome is not None else None
+    return head, out, final
 
 
 # --------------------------------------------------------------------------- hub
@@ -266,7 +288,6 @@ def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
         return asyncio.get_running_loop() is loop
     except RuntimeError:
         return False
-
 
 
 class Room:
@@ -340,16 +361,7 @@ class Hub:
             frames = {v: events_frame(e, batch.records, batch.state, v) for v in viewers}
             final = None
             if batch.outcome is not None:
-                final = json.dumps(
-                    {
-                        "type": "finished",
-                        "game": batch.game_id,
-                        "seq": batch.seq,
-                        "outcome": batch.outcome.to_json(),
-                        "view": e.game.view(batch.state, ALL),
-                    },
-                    separators=(",", ":"),
-                )
+                final = finished_frame(e, batch.state, batch.seq, batch.outcome)
             if _on_loop(loop):
                 self.deliver(batch, frames, final)  # (ordered before the sender's "ok")
             else:
@@ -372,7 +384,7 @@ class Hub:
                 frames[conn.viewer] = text
             conn.push_live(batch.first_seq, batch.seq, text)
             if final is not None:
-                conn.push_text(final)
+                conn.push_final(final)
         if final is not None or batch.records[0][2].get("type") == "start":
             self.send_presence(batch.game_id)
 

@@ -349,9 +349,7 @@ class Move:
         for ev in events:
             state = game.evolve(state, ev)
         self.entry = e
-        self.records: list[Record] = [
-            (e.seq + i, seat, ev) for i, ev in enumerate(events, start=1)
-        ]
+        self.records: list[Record] = [(e.seq + i, seat, ev) for i, ev in enumerate(events, start=1)]
         self.state = state
         self.outcome = game.outcome(state)
         self.hashes: list[str] = []
