@@ -155,7 +155,7 @@ GAMENIGHT = {
     # "process" (default) or "thread": where bots think.
     "BOT_POOL": os.environ.get("GAMENIGHT_BOT_POOL", "process"),
     "BOT_WORKERS": int(
-        os.environ.get("GAMENIGHT_BOT_WORKERS", str(max(1, (os.cpu_count() or 2) - 1)))
+        os.environ.get("GAMENIGHT_BOT_WORKERS", str(max(2, os.cpu_count() or 2)))
     ),
     # Hard cap on a bot's thinking time in seconds (should_stop turns true after it).
     "BOT_TIME_LIMIT": float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "10")),

@@ -51,6 +51,16 @@ async def test_teeko_game_over_sockets_with_spectator(server_runtime):
     assert (await a.command({"type": "place", "to": "c3"}, expected_seq=0))["code"] == "stale"
     assert (await a.command({"nope": 1}))["code"] == "malformed"
     assert (await spectator.command({"type": "place", "to": "c3"}))["code"] == "forbidden"
+    await a.send(
+        {
+            "type": "command",
+            "seat": 1,
+            "command": {"type": "place", "to": "c3"},
+            "expected_seq": 1,
+            "ref": "ws",
+        }
+    )
+    assert (await a.until(lambda f: f.get("ref") == "ws"))["code"] == "wrong_seat"
     await a.send({"type": "command", "command": {"type": "place", "to": "c3"}, "ref": 1})
     assert (await a.until(lambda f: f["type"] == "error"))["code"] == "malformed"  # no expected_seq
     assert await db(Event.objects.filter(game_id=game.pk).count) == 1

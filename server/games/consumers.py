@@ -284,6 +284,15 @@ class GameConsumer(AsyncWebsocketConsumer):
         if self.seat is None:
             self.push_text(_err("forbidden", "spectators cannot send commands", ref=ref))
             return
+        if "seat" in msg and msg["seat"] != self.seat:
+            self.push_text(
+                _err(
+                    "wrong_seat",
+                    f"this connection holds seat {self.seat}, not {msg['seat']!r}",
+                    ref=ref,
+                )
+            )
+            return
         if "command" not in msg:
             self.push_text(_err("malformed", "a command message has a 'command'", ref=ref))
             return
