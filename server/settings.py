@@ -159,6 +159,10 @@ GAMENIGHT = {
     ),
     # Hard cap on a bot's thinking time in seconds (should_stop turns true after it).
     "BOT_TIME_LIMIT": float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "10")),
+    # Socket moves are appended on the event loop (psycopg AsyncConnection pool) when the
+    # game is cached; 0 sends every move through the worker threads instead.
+    "ASYNC_DB": os.environ.get("GAMENIGHT_ASYNC_DB", "1") not in ("", "0"),
+    "ASYNC_DB_CONNECTIONS": int(os.environ.get("GAMENIGHT_ASYNC_DB_CONNECTIONS", "8")),
     # Largest WebSocket text frame accepted from a client, in bytes.
     "MAX_FRAME": int(os.environ.get("GAMENIGHT_MAX_FRAME", "65536")),
 }
