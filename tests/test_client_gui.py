@@ -75,7 +75,7 @@ def test_teeko_against_bot_by_touch(app):
     testing.tap(by_text(setup.rows[1], "Easy"))
     testing.tap(by_text(setup, "200 plies"))
     testing.tap(setup.ids.start)
-    assert app.root.current == "game"
+    assert app.root.current == "game", setup.error
     screen = app.root.get_screen("game")
     session = app.session
     assert session.players[1] == {"name": "Computer", "kind": "bot", "level": "easy"}

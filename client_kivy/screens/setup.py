@@ -64,6 +64,7 @@ class SetupScreen(Screen):
             self.choose_game(self.game)
 
     def on_leave(self, *_: Any) -> None:
+        self.ids.start.enabled = True
         if self.online:
             self.online = False
 
@@ -189,7 +190,7 @@ class SetupScreen(Screen):
 
     def _lobby_changed(self) -> None:
         lobby = App.get_running_app().lobby
-        if self.manager is not None and self.manager.current == self.name:
+        if self.manager is not None and self.manager.current == self.name and self.online:
             self.error = lobby.error
             self.ids.start.enabled = not lobby.busy
 
