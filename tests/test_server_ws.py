@@ -209,3 +209,50 @@ async def test_bots_only_game_runs_to_the_end(server_runtime):
     assert w.outcome is not None
     assert await db(store.verify_chain, watcher_game.pk)
     await close_all([w])
+
+
+@pytest.fixture
+def test_db_pid(transactional_db):
+    """The backend pid of pytest-django's own connection (it must survive the test)."""
+    from django.db import connection
+
+    connection.ensure_connection()
+    return connection.connection.info.backend_pid
+
+
+async def test_database_connections_killed_mid_game(server_runtime, test_db_pid):
+    """Every server connection to PostgreSQL dies (as in a database restart): the next
+    moves reconnect and go through; nothing is lost or doubled."""
+    from django.db import connection
+
+    game = await new_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
+    a, b = await communicator(game.pk), await communicator(game.pk)
+    await a.hello(0, secret=game.guest_secrets[0])
+    await b.hello(1, secret=game.guest_secrets[1])
+    assert (await a.command({"type": "place", "to": "a1"}))["type"] == "ok"
+    await sync_all([a, b])
+
+    spared = test_db_pid
+
+    def kill_others() -> int:
+        with connection.cursor() as cur:
+            cur.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid() AND pid <> %s",
+                [spared],
+            )
+            n = cur.fetchone()[0]
+        connection.close()
+        return n
+
+    assert await asyncio.to_thread(kill_others) >= 1
+    assert (await b.command({"type": "place", "to": "b1"}))["type"] == "ok"
+    await sync_all([a, b])
+    await asyncio.to_thread(kill_others)
+    e = await db(store.entry, game.pk)  # the worker-thread path reconnects too
+    await db(store.submit, game.pk, 0, {"type": "place", "to": "c1"}, e.seq)
+    await a.sync_to(4)
+    await b.sync_to(4)
+    assert [ev["seq"] for ev in a.events] == [1, 2, 3, 4] == [ev["seq"] for ev in b.events]
+    assert await db(store.verify_chain, game.pk)
+    await close_all([a, b])

@@ -29,6 +29,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
+from psycopg import OperationalError as PsycopgOperationalError
 from psycopg.errors import UniqueViolation
 
 from core.api import ALL, IllegalMoveError, dumps
@@ -81,7 +82,7 @@ class Shards:
                 connection.close_if_unusable_or_obsolete()
                 try:
                     res = fn(*args, **kw)
-                except (OperationalError, InterfaceError):
+                except (OperationalError, InterfaceError, PsycopgOperationalError):
                     # The server went away (restart): reconnect once and retry. A command is
                     # safe to retry: its expected_seq makes a duplicate append fail as stale.
                     connection.close()
@@ -153,6 +154,17 @@ class AsyncDB:
         return make_conninfo("", **{k: v for k, v in kw.items() if v is not None})
 
     async def execute(self, sql: str, params: list[Any]) -> None:
+        try:
+            await self._execute(sql, params)
+        except PsycopgOperationalError:
+            # The server went away (restart): once more on a new connection. Safe: a move
+            # that did get committed fails the retry as a duplicate (game, seq).
+            for conn in list(self.idle):
+                self._drop(conn)
+            self.idle.clear()
+            await self._execute(sql, params)
+
+    async def _execute(self, sql: str, params: list[Any]) -> None:
         loop = asyncio.get_running_loop()
         if self.loop is not loop:
             self.forget()
