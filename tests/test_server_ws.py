@@ -256,3 +256,20 @@ async def test_database_connections_killed_mid_game(server_runtime, test_db_pid)
     assert [ev["seq"] for ev in a.events] == [1, 2, 3, 4] == [ev["seq"] for ev in b.events]
     assert await db(store.verify_chain, game.pk)
     await close_all([a, b])
+
+
+async def test_tedoku_with_bots_everyone_places_at_once(server_runtime):
+    """Bots in a simultaneous game: their stale submissions are re-checked, the game ends."""
+    game = await new_game(
+        "tedoku",
+        {"seats": 3},
+        [{"kind": "guest"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}],
+    )
+    me = await communicator(game.pk)
+    await me.hello(0, secret=game.guest_secrets[0])
+    watcher = await communicator(game.pk)
+    await watcher.hello()
+    outcome = await play_out({0: me}, [watcher], Random(8), timeout=20)
+    assert outcome is not None and len(outcome["scores"]) == 3
+    assert {e["seat"] for e in watcher.events} >= {0, 1, 2}
+    await close_all([me, watcher])

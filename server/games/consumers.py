@@ -25,6 +25,9 @@ from .runtime import HUB, SHARDS
 
 log = logging.getLogger("server.games")
 
+MAX_BACKLOG = 10000
+"""Frames queued for one socket before it is closed as not reading (code 1013)."""
+
 
 def _err(code: str, reason: str, **extra: Any) -> str:
     return json.dumps({"type": "error", "code": code, "reason": reason, **extra})
@@ -82,6 +85,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.writer: asyncio.Task[None] | None = None
         self.catching_up = False
         self.finished_sent = False
+        self.overflowed = False
         self.pending_final: str | None = None
         self.max_frame = int(runtime.knob("MAX_FRAME", 65536))
         await self.accept()
@@ -99,6 +103,12 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     def push_text(self, text: str) -> None:
         self.outbox.put_nowait(text)
+        if self.outbox.qsize() > MAX_BACKLOG and not self.overflowed:
+            # The client does not read: drop it rather than buffer without end. It can
+            # reconnect with its last seq and get what it missed from the log.
+            self.overflowed = True
+            log.warning("game %s: closing a socket that stopped reading", self.game_id)
+            self.overflow_task = asyncio.ensure_future(self.close(code=1013))
 
     def _flush_final(self) -> None:
         if self.ready and self.pending_final is not None:
@@ -124,7 +134,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.pending.append((first, last, text))
             self._start_catch_up()
             return
-        self.outbox.put_nowait(text)
+        self.push_text(text)
         self.sent_seq = last
 
     def _start_catch_up(self) -> None:
@@ -139,7 +149,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 self.game_id, runtime.catchup_frames, self.game_id, self.viewer, self.sent_seq
             )
             for last, text in frames:
-                self.outbox.put_nowait(text)
+                self.push_text(text)
                 self.sent_seq = max(self.sent_seq, last)
             if final is not None:
                 self.push_final(final)
@@ -264,7 +274,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 self.game_id, runtime.catchup_frames, self.game_id, self.viewer, 0
             )
         for last, text in frames:
-            self.outbox.put_nowait(text)
+            self.push_text(text)
             self.sent_seq = max(self.sent_seq, last)
         if final is not None:
             self.push_final(final)
