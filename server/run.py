@@ -8,7 +8,8 @@ client uses it); running it again keeps the data.
     python -m server.run [--port 8000] [--host 0.0.0.0] [--workers N] [--no-demo]
     python -m server.run --setup-only [--no-demo]     # deployments: set up, then exit
 
-``--workers N`` runs N daphne processes accepting on one shared listening socket; they share
+``--workers N`` runs N daphne processes on the port (Linux: one SO_REUSEPORT socket each, so
+the kernel balances connections; elsewhere one shared listening socket); they share
 events through the Redis channel layer (``REDIS_URL`` is required for N > 1) and one
 PostgreSQL. Environment: ``GAMENIGHT_PORT``, ``DATABASE_URL``, ``REDIS_URL``,
 ``GAMENIGHT_PGDATA`` (see docs/deploy.md).
@@ -115,10 +116,17 @@ def setup_django(args: argparse.Namespace) -> dict[str, Any]:
             "password_file": password_file(), "embedded": embedded}
 
 
-def open_listener(host: str, port: int) -> socket.socket:
+def reuseport_ok() -> bool:
+    """Linux balances connections over several sockets bound with SO_REUSEPORT."""
+    return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+
+
+def open_listener(host: str, port: int, reuseport: bool = False) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuseport:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -185,7 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             stop_database()
         return 0
-    listener = open_listener(args.host, args.port)  # fail early when the port is taken
+    # Fail early when the port is taken. With several workers on Linux each gets its own
+    # SO_REUSEPORT socket on the port (the kernel spreads connections evenly); elsewhere
+    # they share one listening socket.
+    reuse = args.workers > 1 and reuseport_ok()
+    listeners = [open_listener(args.host, args.port, reuse)
+                 for _ in range(args.workers if reuse else 1)]
     stopping = False
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -209,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             from server import dbconfig
 
             env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(Path(settings.BASE_DIR)))
-        for _ in range(args.workers):
+        for i in range(args.workers):
+            listener = listeners[i % len(listeners)]
             procs.append(subprocess.Popen(
                 daphne_command(listener.fileno(), args.verbosity),
                 pass_fds=(listener.fileno(),), cwd=ROOT, env=env,
@@ -232,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         stop_children(procs)
-        listener.close()
+        for listener in listeners:
+            listener.close()
         stop_database()
     return code
 

@@ -302,3 +302,86 @@ def test_kill_9_and_restart_resumes_the_game_from_the_log() -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+# --------------------------------------------------------------------------- --workers
+
+
+def _redis_url() -> str | None:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        return url
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+    except OSError:
+        return None
+    return "redis://127.0.0.1:6379/0"
+
+
+@pytest.mark.slow
+def test_workers_share_one_port_and_deliver_across_processes() -> None:
+    """``server.run --workers 2``: two daphne processes accept on one socket; a move made on
+    one process reaches spectators connected to the other (through Redis)."""
+    import psutil
+
+    redis_url = _redis_url()
+    if redis_url is None:
+        pytest.skip("no Redis (REDIS_URL unset and nothing on 127.0.0.1:6379)")
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("uses the embedded PostgreSQL (creates its own database there)")
+    env = base_env(GAMENIGHT_DB_NAME="gn_ops_workers", GAMENIGHT_PG_KEEP="1",
+                   REDIS_URL=redis_url, GAMENIGHT_PGDATA=str(dbconfig.pgdata_dir(ROOT)),
+                   GAMENIGHT_VAR=str(ROOT / "var" / "workerstest"))
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "server.run", "--port", str(port),
+                             "--workers", "2", "--no-demo", "--host", "127.0.0.1"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    base, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    try:
+        wait_http(f"{base}/api/kinds/", proc, timeout=120)
+        children = psutil.Process(proc.pid).children()
+        assert len(children) == 2
+        status, game = http("POST", f"{base}/api/games/", {
+            "kind": "teeko", "options": {},
+            "seats": [{"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bo"}]})
+        assert status == 201, game
+        url = f"{ws}/ws/games/{game['id']}/"
+
+        async def scenario() -> set[int]:
+            players = [Client(url, s, game["guest_secrets"][str(s)]) for s in (0, 1)]
+            watchers = [Client(url) for _ in range(8)]
+            for c in [*players, *watchers]:
+                await c.connect()
+                await c.until_seq(1)
+            # Which process holds each client's socket (by the client's local port).
+            served: dict[int, set[int]] = {}
+            for child in children:
+                for conn in child.net_connections(kind="tcp"):
+                    if conn.laddr and conn.laddr.port == port and conn.raddr:
+                        served.setdefault(child.pid, set()).add(conn.raddr.port)
+            await play(players, 4, rng_seed=5)
+            for c in watchers:
+                await c.until_seq(5)
+                assert c.events == players[0].events
+            for c in [*players, *watchers]:
+                await c.close()
+            return {pid for pid, ports in served.items() if ports}
+
+        pids = asyncio.run(scenario())
+        # With 10 sockets over 2 processes, both serve some (the kernel spreads accepts);
+        # if every socket landed on one process the delivery above proved nothing new.
+        if len(pids) < 2:
+            pytest.skip("all sockets were accepted by one process this time")
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                out, _ = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+        else:
+            out, _ = proc.communicate()
+    assert proc.returncode == 0, out
+    assert "2 daphne processes" in out and "daphne stopped" in out, out
