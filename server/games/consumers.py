@@ -92,14 +92,19 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.writer = asyncio.ensure_future(self._write())
 
     async def _write(self) -> None:
+        outbox, send = self.outbox, self.base_send
         while True:
-            text = await self.outbox.get()
-            if text is None:
-                return
-            try:
-                await self.send(text_data=text)
-            except Exception:
-                return
+            text = await outbox.get()
+            while True:  # everything queued, in one go
+                if text is None:
+                    return
+                try:
+                    await send({"type": "websocket.send", "text": text})
+                except Exception:
+                    return
+                if outbox.empty():
+                    break
+                text = outbox.get_nowait()
 
     def push_text(self, text: str) -> None:
         self.outbox.put_nowait(text)

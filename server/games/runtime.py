@@ -79,7 +79,8 @@ class Shards:
             if not fut.set_running_or_notify_cancel():
                 continue
             try:
-                connection.close_if_unusable_or_obsolete()
+                if connection.errors_occurred:  # (not every job: it costs a SELECT 1)
+                    connection.close_if_unusable_or_obsolete()
                 try:
                     res = fn(*args, **kw)
                 except (OperationalError, InterfaceError, PsycopgOperationalError):
