@@ -232,3 +232,14 @@ def test_join_seats_and_credentials(server_runtime, django_user_model):
         store.create_game("teeko", {}, [{"kind": "bot", "level": "godlike"}])
     with pytest.raises(core.OptionsError):
         store.create_game("teeko", {"squares": "hexagons"})
+
+
+def test_chain_hash_is_sha256_of_previous_and_canonical_record():
+    import hashlib
+
+    event = {"type": "placed", "to": "c3", "seat": 1, "x": [1, {"b": 2, "a": "\u00e9"}]}
+    for seat in (None, 0, 3):
+        body = dumps({"seq": 7, "seat": seat, "event": event})
+        want = hashlib.sha256(("ab" + body).encode()).hexdigest()
+        assert store.chain_hash("ab", 7, seat, event) == want
+        assert store.chain_hash_json("ab", 7, seat, dumps(event)) == want

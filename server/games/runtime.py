@@ -359,6 +359,11 @@ class Hub:
                 room.viewers.pop(conn.viewer, None)
             if not room.conns:
                 self.rooms.pop(game_id, None)
+                e = store._cache.get(game_id)
+                if e is not None and e.finished:  # nobody watches a finished game: forget it
+                    store.drop_cache(game_id)
+                    ASYNC_LOCKS.pop(game_id, None)
+                    BOTS.bot_seats.pop(game_id, None)
 
     def viewer_ids(self, game_id: int) -> list[int]:
         with self.lock:

@@ -68,8 +68,16 @@ class JoinError(ValueError):
 
 
 def chain_hash(prev: str, seq: int, seat: int | None, event: dict[str, Any]) -> str:
-    """sha256 of the previous hash + canonical JSON of the event record."""
-    body = dumps({"seq": seq, "seat": seat, "event": event})
+    """sha256 of the previous hash + canonical JSON of the event record
+    (``dumps({"seq": seq, "seat": seat, "event": event})``)."""
+    return chain_hash_json(prev, seq, seat, dumps(event))
+
+
+def chain_hash_json(prev: str, seq: int, seat: int | None, event_json: str) -> str:
+    """:func:`chain_hash` given ``dumps(event)``: the record's canonical JSON has its keys
+    sorted (event, seat, seq), so it is assembled around the event's JSON."""
+    seat_json = "null" if seat is None else str(int(seat))
+    body = f'{{"event":{event_json},"seat":{seat_json},"seq":{int(seq)}}}'
     return hashlib.sha256((prev + body).encode()).hexdigest()
 
 
@@ -356,9 +364,10 @@ class Move:
         params: list[Any] = []
         prev = e.last_hash
         for seq, s, event in self.records:
-            prev = chain_hash(prev, seq, s, event)
+            payload = dumps(event)
+            prev = chain_hash_json(prev, seq, s, payload)
             self.hashes.append(prev)
-            params.extend((e.game_id, seq, event["type"], dumps(event), s, prev))
+            params.extend((e.game_id, seq, event["type"], payload, s, prev))
         sql = _INSERT_HEAD + ",".join([_INSERT_ROW] * len(self.records))
         if self.outcome is not None:
             sql = f"WITH ins AS ({sql} RETURNING 1) {_FINISH_CTE}"
