@@ -19,6 +19,7 @@ def headless(width: int = 1280, height: int = 800) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")  # leave the root logger to pytest
     if "KIVY_HOME" not in os.environ:
         os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="kivyhome-")
     from kivy.config import Config

@@ -180,6 +180,13 @@ def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]
 
 
 def player_extra(s: Session, seat: int) -> str:
+    text = game_extra(s, seat)
+    if 0 <= seat < len(s.players) and s.players[seat].get("connected") is False:
+        text = (text + " · away").lstrip(" ·")
+    return text
+
+
+def game_extra(s: Session, seat: int) -> str:
     v = s.view or {}
     if s.game_name == "teeko":
         hand = v.get("in_hand") or [0, 0]

@@ -433,10 +433,37 @@ class ReplayModel:
         if self.index == 0:
             return ""
         ev = self.events[self.index - 1]
-        return describe_event(ev)
+        names = [str(p.get("name") or f"Seat {i + 1}") for i, p in enumerate(self.players)]
+        return describe_event(ev, names)
 
 
-def describe_event(ev: Obj) -> str:
+def describe_event(ev: Obj, names: list[str] | None = None) -> str:
+    """A short line for the replay caption: "Ann placed c3", "Bob played KH (snap)"..."""
+    t = ev.get("type")
+    seat = ev.get("seat")
+    who = (names[seat] if names and isinstance(seat, int) and 0 <= seat < len(names)
+           else f"Seat {seat + 1}" if isinstance(seat, int) else "")
+    if t == "placed" and "to" in ev:
+        return f"{who} placed {ev['to']}"
+    if t == "placed":
+        return f"{who} drew {ev.get('shape') or ''} {' '.join(ev.get('cells') or [])}".strip()
+    if t == "moved":
+        return f"{who} moved {ev.get('from')}-{ev.get('to')}"
+    if t == "play":
+        sig = f" ({ev['signal']})" if ev.get("signal") else ""
+        return f"{who} played {ev.get('card')}{sig}"
+    if t == "bid":
+        return f"{who} called {ev.get('call')}"
+    if t == "trumps":
+        return f"{who} named trumps {ev.get('suit')}"
+    if t == "flip":
+        return f"Turn {ev.get('turn')}: card {ev.get('card')}, die {ev.get('die')}"
+    if t == "deal":
+        return f"Hand {ev.get('hand')} dealt"
+    if t == "reveal":
+        return f"Turn {ev.get('turn')}: drawings revealed"
+    if t == "game_over":
+        return "Game over"
     parts = [str(ev.get("type", "?"))]
     for k, v in ev.items():
         if k in ("type", "options", "deck", "order", "hands"):

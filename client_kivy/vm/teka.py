@@ -91,12 +91,21 @@ class TekaModel:
         return calls[-1] if calls else None
 
     def trick(self) -> list[Obj]:
+        """The trick in progress; when none has started yet, the last completed trick (so
+        its fourth card is seen); see :meth:`showing_last`."""
         trick = list(self.view.get("trick") or [])
         if not trick and self.phase in ("play", "cut", "over"):
             last = self.view.get("last_trick") or {}
-            if self.phase != "play":
-                trick = list(last.get("cards") or [])
+            trick = list(last.get("cards") or [])
         return trick
+
+    def showing_last(self) -> int | None:
+        """The winner of the completed trick shown, when :meth:`trick` shows one."""
+        if self.view.get("trick"):
+            return None
+        last = self.view.get("last_trick") or {}
+        winner = last.get("winner")
+        return int(winner) if winner is not None and last.get("cards") else None
 
     def contract_text(self) -> str:
         c = self.view.get("contract")

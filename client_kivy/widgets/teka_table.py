@@ -188,13 +188,18 @@ class TekaTable(BoardWidget):
             draw_text("Bidding", cx, ty + th * 0.74, lab * 1.2, BRASS, True)
         # trick in the middle
         tcw, tch = cw * 0.85, ch * 0.85
+        last_winner = m.showing_last()
+        if last_winner is not None:
+            draw_text(f"Trick to {self.name(last_winner)}", cx, ty + th * 0.22, lab,
+                      (1, 0.85, 0.4, 1), True)
         for played in m.trick():
             pos = m.position(int(played["seat"]))
             dx, dy = {"bottom": (0, -0.62), "top": (0, 0.62), "left": (-1.15, 0),
                       "right": (1.15, 0)}[pos]
             x = cx + dx * tcw - tcw / 2
             y = cy + dy * tch - tch / 2
-            draw_card(x, y, tcw, tch, played["card"])
+            draw_card(x, y, tcw, tch, played["card"],
+                      dim=last_winner is not None and played["seat"] != last_winner)
             if played.get("signal"):
                 draw_text(played["signal"].upper(), x + tcw / 2, y - lab * 0.6, lab * 0.8,
                           (1, 0.85, 0.4, 1), True)
