@@ -229,3 +229,15 @@ def test_teka_model_calls_cards_and_signals():
     assert s.send(cmd)
     assert s.view["trick"][0]["card"] == card
     assert m.contract_text()
+
+
+def test_options_and_teka_partner_draw_reseats_players():
+    from client_kivy.vm.options import validated_options
+
+    assert validated_options("tiku", {"points": "to10"}, 2)["target"] == 10
+    assert validated_options("tedoku", {"bonus": True}, 3)["seats"] == 3
+    names = [dict(HUMAN, name=n) for n in ("Ann", "Bob", "Cleo", "Dan")]
+    for seed in range(6):
+        s = LocalSession("teka", names, {"draw_for_partners": True}, seed=seed)
+        draw = next(ev for ev in s.events if ev["type"] == "draw")
+        assert [p["name"] for p in s.players] == [names[i]["name"] for i in draw["seating"]]

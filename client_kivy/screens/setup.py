@@ -150,7 +150,8 @@ class SetupScreen(Screen):
         players = self.players()
         n = max(lo, min(hi, len(players) + delta))
         while len(players) < n:
-            players.append({"name": f"Player {len(players) + 1}", "kind": "human",
+            players.append({"name": f"Player {len(players) + 1}",
+                            "kind": "open" if self.online else "human",
                             "level": opts.default_level(self.game)})
         self.set_players(players[:n])
 

@@ -38,6 +38,7 @@ OPTION_CHOICES: dict[str, list[tuple[str, str, list[tuple[Any, str]]]]] = {
     "teka": [
         ("draw_for_partners", "Partners and first dealer", [(False, "As seated"),
                                                             (True, "Draw cards")]),
+        ("target", "Match to", [(104, "104 points"), (52, "52 points")]),
     ],
 }
 

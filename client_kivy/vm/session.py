@@ -194,6 +194,11 @@ class LocalSession(Session):
                                              else dict(options or {}))
             self.players = [dict(p) for p in players]
             self.events = list(self.game.start(self.options, self.rng))
+            for ev in self.events:
+                # Teka's draw for partners re-seats the lobby places: seating[seat] = place
+                seating = ev.get("seating") if ev.get("type") == "draw" else None
+                if isinstance(seating, list) and sorted(seating) == list(range(len(players))):
+                    self.players = [dict(players[place]) for place in seating]
             self.record = {
                 "id": store.new_id() if store is not None else "",
                 "game": game_name, "options": self.options, "players": self.players,
