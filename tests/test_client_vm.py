@@ -237,7 +237,10 @@ def test_options_and_teka_partner_draw_reseats_players():
     assert validated_options("tiku", {"points": "to10"}, 2)["target"] == 10
     assert validated_options("tedoku", {"bonus": True}, 3)["seats"] == 3
     names = [dict(HUMAN, name=n) for n in ("Ann", "Bob", "Cleo", "Dan")]
+    reseated = 0
     for seed in range(6):
         s = LocalSession("teka", names, {"draw_for_partners": True}, seed=seed)
         draw = next(ev for ev in s.events if ev["type"] == "draw")
         assert [p["name"] for p in s.players] == [names[i]["name"] for i in draw["seating"]]
+        reseated += draw["seating"] != [0, 1, 2, 3]
+    assert reseated
