@@ -64,6 +64,17 @@ class Daphne:
         return self.log.read_text(errors="replace")[-5000:]
 
 
+def _die_with_parent() -> None:
+    """(Linux) the daphne child gets SIGTERM if the test process dies first."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 def start_daphne(
     tmp_path: Path, name: str = "daphne", extra_env: dict[str, str] | None = None
 ) -> Daphne:
@@ -106,6 +117,7 @@ def start_daphne(
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
     server = Daphne(port, proc, log)
     deadline = time.time() + 30
