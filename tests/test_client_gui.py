@@ -357,3 +357,31 @@ def remote_winning(session, moves):
         if session.game.outcome(after) is not None:
             return c
     return None
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_watch_a_live_teka_match(app, daphne_server, server_runtime):
+    """A spectator sees a live Teka match of four server bots: public information only."""
+    from client_kivy.vm.net import Api
+
+    if not app.lobby.connected or app.lobby.api.base != daphne_server.http:
+        app.lobby.connect(daphne_server.http, name="Watcher")
+        assert testing.wait_until(lambda: app.lobby.connected and
+                                  app.lobby.api.base == daphne_server.http, 15)
+    game = Api(daphne_server.http).create(
+        "teka", {}, [{"kind": "bot", "level": "random"} for _ in range(4)])
+    app.online_play(game, None, "")
+    session = app.session
+    screen = app.root.get_screen("game")
+    table = screen.board
+    assert testing.wait_until(lambda: session.connection == "spectating", 15)
+    assert testing.wait_until(lambda: session.view.get("phase") == "play"
+                              and session.view.get("trick"), 30), session.view.get("phase")
+    testing.pump(2)
+    assert session.viewer == -1 and session.legal == []
+    assert table.model.hand() == []  # nobody's cards are shown to a spectator
+    assert sum(session.view["counts"]) > 0
+    assert table.model.trick() and table.model.contract_text()
+    assert screen.connection.startswith("* Watching")
+    app.leave_game()
