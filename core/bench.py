@@ -132,13 +132,17 @@ def ratio(a: float | None, b: float | None) -> str:
     return "" if a is None or b is None or b == 0 else f"{a / b:.1f}x"
 
 
+def load() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def bench(args: argparse.Namespace) -> int:
     assert core.COMPILED or not args.require_compiled, "the scratch copy did not load compiled"
     only = ["--only", args.only] if args.only else []
     print(
         f"gamenight bench  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
         f"Python {platform.python_version()}  {os.cpu_count()} CPUs  {platform.machine()}  "
-        f"{args.seconds:g} s per figure",
+        f"{args.seconds:g} s per figure  {load()}",
         flush=True,
     )
     compiled: Obj | None = None
@@ -237,7 +241,7 @@ def tournament(args: argparse.Namespace) -> int:
     print(
         f"gamenight tournament  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}  "
         f"core: {'compiled' if core.COMPILED else 'pure Python'}  {args.jobs} jobs  "
-        f"move cap {args.move_cap} plies  {args.games} games per pairing",
+        f"move cap {args.move_cap} plies  {args.games} games per pairing  {load()}",
         flush=True,
     )
     for name in names:
