@@ -35,6 +35,7 @@ from pathlib import Path
 from random import Random
 
 import core
+from core.ai.bots import Bot, make_bot
 from core.api import META_COMMANDS, Obj, apply, fold
 
 # ------------------------------------------------------------------------------ figures
@@ -207,16 +208,26 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def bot_for(name: str, level: str) -> Bot:
+    """A registered level, or for Teeko an experiment ``mcts-ITERATIONS-POLICY-DEPTH``
+    (POLICY ``smart`` or ``random``): the full bot with that budget and playout policy."""
+    if name == "teeko" and level.startswith("mcts-"):
+        from core.ai.teeko_mcts import Level, TeekoBot
+
+        _, iterations, policy, depth = level.split("-")
+        cfg = Level(int(iterations), smart=policy == "smart", depth=int(depth))
+        return TeekoBot("medium", cfg)
+    return make_bot(name, level)
+
+
 def play_game(job: tuple[str, str, str, int, int]) -> tuple[int, int, int, dict[str, list[float]]]:
     """One game; returns (result for level A: 1 win, 0 draw, -1 loss; plies; seat of A;
     per level, the seconds of each of its moves)."""
-    from core.ai.bots import make_bot
-
     name, a, b, seed, move_cap = job
     game = core.GAMES[name]
     seat_a = seed % 2
     levels = [a, b] if seat_a == 0 else [b, a]
-    bots = [make_bot(name, lv) for lv in levels]
+    bots = [bot_for(name, lv) for lv in levels]
     rng = Random(seed)
     raw: Obj = {"move_cap": move_cap} if name == "teeko" else {}
     state = fold(game, game.start(game.options(raw), rng))
