@@ -308,7 +308,7 @@ class RemoteSession(Session):
                 self.to_act = list(frame.get("to_act") or [])
                 self.legal = list(frame.get("legal") or [])
                 self.outcome = frame.get("outcome")
-                if evs:
+                if evs or self.thinking_seat not in self.to_act:
                     self.thinking = False
                 self._maybe_resend()
         elif t == "finished":
@@ -320,9 +320,11 @@ class RemoteSession(Session):
             self.thinking = False
             self.status = "finished"
         elif t == "bot":
-            self.thinking = True
-            self.thinking_seat = int(frame.get("seat", -1))
-            self.progress = float(frame.get("progress", 0.0))
+            seat = int(frame.get("seat", -1))
+            if seat in self.to_act and self.outcome is None:  # a late frame is ignored
+                self.thinking = True
+                self.thinking_seat = seat
+                self.progress = float(frame.get("progress", 0.0))
         elif t == "presence":
             seats = frame.get("seats") or []
             if seats:
