@@ -32,7 +32,7 @@ from django.db import InterfaceError, OperationalError, connection
 from psycopg import OperationalError as PsycopgOperationalError
 from psycopg.errors import UniqueViolation
 
-from core.api import ALL, IllegalMoveError, dumps
+from core.api import ALL, SPECTATOR, IllegalMoveError, dumps
 
 from . import botworker, store
 
@@ -431,7 +431,7 @@ class Hub:
             ]
         e = store._cache.get(game_id)
         if e is not None:
-            to_act = e.game.to_act(e.state)
+            to_act = e.game.visible_to_act(e.state, SPECTATOR)  # the room hears this
         return {
             "type": "presence",
             "game": game_id,

@@ -618,12 +618,24 @@ def create_game(
     opts = cg.options(options if options is not None else {})
     events = cg.start(opts, rng or new_rng())
     records: list[Record] = [(i, None, ev) for i, ev in enumerate(events, start=1)]
+    seats = reseat(seats, events)
     state = cg.initial()
     for ev in events:
         state = cg.evolve(state, ev)
     game, guest_secrets = _store_game(kind, opts, seats, records, state, league, created_by)
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     return game
+
+
+def reseat(seats: list[Any] | None, events: list[dict[str, Any]]) -> list[Any] | None:
+    """Seat specs in game-seat order. A start that draws for seats (Teka's partner draw)
+    records ``seating[seat] = lobby place``; ``seats`` are given in lobby order."""
+    for ev in events:
+        seating = ev.get("seating")
+        if ev["type"] == "draw" and seating is not None and seats and len(seats) <= len(seating):
+            lobby = list(seats) + [{"kind": "open"}] * (len(seating) - len(seats))
+            return [lobby[place] for place in seating]
+    return seats
 
 
 def import_game(
@@ -774,7 +786,7 @@ def viewer_view(e: Entry, state: Any, viewer: int) -> dict[str, Any]:
     out = g.outcome(state)
     return {
         "view": g.view(state, viewer),
-        "to_act": g.to_act(state),
+        "to_act": g.visible_to_act(state, viewer),
         "legal": g.legal_commands(state, viewer) if viewer >= 0 and out is None else [],
         "outcome": out.to_json() if out is not None else None,
     }
