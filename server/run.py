@@ -139,8 +139,10 @@ def open_listener(host: str, port: int, reuseport: bool = False) -> socket.socke
 
 
 def _die_with_parent() -> None:
-    """(child, before exec) Linux: get SIGINT when server.run dies, even by SIGKILL, so no
-    daphne is left orphaned holding the port. Elsewhere a no-op."""
+    """(child, before exec) SIGINT back to its default (a shell starting us in the background
+    makes it ignored, and daphne would inherit that); on Linux also get SIGINT when
+    server.run dies, even by SIGKILL, so no daphne is left orphaned holding the port."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):
             import ctypes
@@ -253,15 +255,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def stop_children(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:
+    """SIGINT (daphne's graceful stop), then SIGTERM, then SIGKILL."""
+    for sig, wait in ((signal.SIGINT, timeout), (signal.SIGTERM, 5.0)):
+        for p in procs:
+            if p.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    p.send_signal(sig)
+        deadline = time.monotonic() + wait
+        for p in procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(max(0.1, deadline - time.monotonic()))
     for p in procs:
         if p.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                p.send_signal(signal.SIGINT)
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        try:
-            p.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
     if procs:
