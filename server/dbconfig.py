@@ -14,7 +14,10 @@
   (set for the children of a pytest run, which share its server).
 
 The database name is ``gamenight`` (``GAMENIGHT_DB_NAME`` overrides); it is created on the
-embedded server when missing. ``channel_layer_settings()`` gives ``CHANNEL_LAYERS``: Redis
+embedded server when missing. Under pytest the test database is ``test_gamenight_<pid>`` so
+that several test runs can share the embedded server (leftovers of dead runs are dropped).
+
+``channel_layer_settings()`` gives ``CHANNEL_LAYERS``: Redis
 when ``REDIS_URL`` is set (needed as soon as there is more than one daphne process), else the
 in-memory layer.
 """
