@@ -9,7 +9,8 @@
   ``GAMENIGHT_PGDATA`` overrides both). Starting is idempotent and safe when several
   processes ask at once (daphne workers, pytest, e2e subprocesses): a file lock serialises
   them and a server already running on that data directory is reused. The process that
-  actually started it stops it at exit (``server.run`` stops it explicitly after daphne);
+  actually started it stops it at exit unless other sessions still use it (``server.run``
+  stops it explicitly after daphne);
   processes that found it running leave it alone. ``GAMENIGHT_PG_KEEP=1`` never stops it
   (set for the children of a pytest run, which share its server).
 
