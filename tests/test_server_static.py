@@ -1,0 +1,28 @@
+"""daphne alone serves the admin's static files (no web server at a game night)."""
+
+from __future__ import annotations
+
+from channels.testing import HttpCommunicator
+
+from server.asgi import application
+
+
+async def test_admin_css_is_served() -> None:
+    comm = HttpCommunicator(application, "GET", "/static/admin/css/base.css")
+    await comm.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await comm.receive_output(5)
+    assert start["type"] == "http.response.start" and start["status"] == 200
+    assert (b"content-type", b"text/css") in [(k.lower(), v) for k, v in start["headers"]]
+    body = b""
+    while True:
+        chunk = await comm.receive_output(5)
+        body += chunk.get("body", b"")
+        if not chunk.get("more_body"):
+            break
+    assert b"body" in body
+
+
+async def test_unknown_static_file_is_404() -> None:
+    comm = HttpCommunicator(application, "GET", "/static/no/such/file.css")
+    response = await comm.get_response()
+    assert response["status"] == 404
