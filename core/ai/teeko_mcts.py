@@ -683,7 +683,8 @@ class TeekoBot(Bot):
         offered = state.draw_offer == 1 - seat
         if state.turn != seat or state.over:
             # Not our move: the only thing to do is answer a draw offer.
-            answer = answer_draw_offer(legal, offered and self.accepts_draw(state, seat, rng))
+            agree = offered and self.accepts_draw(state, seat, rng, should_stop, progress)
+            answer = answer_draw_offer(legal, agree)
             if answer is None:
                 raise ValueError(f"seat {seat} has nothing to answer")
             return answer
@@ -696,7 +697,14 @@ class TeekoBot(Bot):
             progress(1.0)
         return command_of(code)
 
-    def accepts_draw(self, state: TeekoState, seat: int, rng: Random) -> bool:
+    def accepts_draw(
+        self,
+        state: TeekoState,
+        seat: int,
+        rng: Random,
+        should_stop: Callable[[], bool] | None,
+        progress: Callable[[float], None] | None,
+    ) -> bool:
         """Our view of a position where the opponent is to move."""
         t = tables_for(state.squares)
         cur = state.pieces(state.turn)
@@ -706,7 +714,9 @@ class TeekoBot(Bot):
             return True
         cap = state.move_cap if state.move_cap > 0 else 1 << 30
         search = Search(t, rng.getrandbits(32), smart=self.cfg.smart, depth=self.cfg.depth)
-        res = search.run_root(cur, oth, state.ply, cap, moves, [], self.cfg.iterations, None, None)
+        res = search.run_root(
+            cur, oth, state.ply, cap, moves, [], self.cfg.iterations, should_stop, progress
+        )
         return 1.0 - res.value < ACCEPT_BELOW or res.draw_rate >= DEAD_DRAW
 
     def decide(
