@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import queue
 import secrets
+import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -246,6 +247,37 @@ async def submit(game_id: int, seat: int, command: Any, expected_seq: Any) -> st
 # --------------------------------------------------------------------------- frames
 
 
+def ws_text_frame(payload: bytes) -> bytes:
+    """A complete server-to-client WebSocket text message (RFC 6455: FIN + opcode 1, no mask,
+    no extension) around ``payload`` (UTF-8)."""
+    n = len(payload)
+    if n <= 125:
+        head = bytes((0x81, n))
+    elif n <= 0xFFFF:
+        head = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x81, 127, n)
+    return head + payload
+
+
+class Frame:
+    """One text frame that several sockets receive (every spectator of a game, a seat with
+    two connections, presence): UTF-8 encoding and WebSocket framing are done once, on the
+    first socket that needs them, and the same bytes are written to every other one."""
+
+    __slots__ = ("text", "_wire")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._wire: bytes | None = None
+
+    @property
+    def wire(self) -> bytes:
+        if self._wire is None:
+            self._wire = ws_text_frame(self.text.encode())
+        return self._wire
+
+
 def events_frame(
     e: store.Entry, recs: list[store.Record], state: Any, viewer: int, with_view: bool = True
 ) -> str:
@@ -376,10 +408,11 @@ class Hub:
         viewers = self.viewer_ids(batch.game_id)
         if loop is not None and viewers:
             e = batch.entry
-            frames = {v: events_frame(e, batch.records, batch.state, v) for v in viewers}
+            # One frame per distinct viewer (seat, spectator), shared by its sockets.
+            frames = {v: Frame(events_frame(e, batch.records, batch.state, v)) for v in viewers}
             final = None
             if batch.outcome is not None:
-                final = finished_frame(e, batch.state, batch.seq, batch.outcome)
+                final = Frame(finished_frame(e, batch.state, batch.seq, batch.outcome))
             if _on_loop(loop):
                 self.deliver(batch, frames, final)  # (ordered before the sender's "ok")
             else:
@@ -391,16 +424,18 @@ class Hub:
         BOTS.after_batch(batch)
 
     # -- event loop thread --
-    def deliver(self, batch: store.Batch, frames: dict[int, str], final: str | None) -> None:
+    def deliver(
+        self, batch: store.Batch, frames: dict[int, Frame], final: Frame | None
+    ) -> None:
         room = self.rooms.get(batch.game_id)
         if room is None:
             return
         for conn in list(room.conns):
-            text = frames.get(conn.viewer)
-            if text is None:
-                text = events_frame(batch.entry, batch.records, batch.state, conn.viewer)
-                frames[conn.viewer] = text
-            conn.push_live(batch.first_seq, batch.seq, text)
+            frame = frames.get(conn.viewer)
+            if frame is None:
+                frame = Frame(events_frame(batch.entry, batch.records, batch.state, conn.viewer))
+                frames[conn.viewer] = frame
+            conn.push_live(batch.first_seq, batch.seq, frame)
             if final is not None:
                 conn.push_final(final)
         if final is not None or batch.records[0][2].get("type") == "start":
@@ -409,8 +444,9 @@ class Hub:
     def broadcast(self, game_id: int, text: str) -> None:
         room = self.rooms.get(game_id)
         if room is not None:
+            frame = Frame(text)
             for conn in list(room.conns):
-                conn.push_text(text)
+                conn.push_text(frame)
 
     def broadcast_threadsafe(self, game_id: int, text: str) -> None:
         loop = self.live_loop()
