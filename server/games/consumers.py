@@ -48,7 +48,7 @@ class DaphneWire:
     autobahn's size limit); otherwise the consumer falls back to the ASGI ``send``.
     ``of`` returns None for any other ASGI server (or test communicator)."""
 
-    __slots__ = ("proto", "conns", "open_state", "ground", "max_payload")
+    __slots__ = ("proto", "conns", "open_state", "ground", "max_payload", "raw")
 
     def __init__(self, proto: Any, conns: dict[Any, Any]) -> None:
         self.proto = proto
@@ -56,6 +56,21 @@ class DaphneWire:
         self.open_state = proto.STATE_OPEN
         self.ground = proto.SEND_STATE_GROUND
         self.max_payload = int(getattr(proto, "maxMessagePayloadSize", 0) or 0)
+        # A plain twisted TCP transport (no TLS) whose send buffer we can see: frames go to
+        # its socket at once when that buffer is empty (see :meth:`write`).
+        t = proto.transport
+        try:
+            from twisted.internet import tcp
+        except ImportError:
+            tcp = None
+        self.raw = (
+            tcp is not None
+            and isinstance(t, tcp.Connection)
+            and all(
+                hasattr(t, a)
+                for a in ("_tempDataLen", "dataBuffer", "offset", "socket", "_writeDisconnected", "TLS")
+            )
+        )
 
     @classmethod
     def of(cls, send: Any) -> DaphneWire | None:
@@ -92,10 +107,34 @@ class DaphneWire:
         )
 
     def write(self, frame: Frame) -> int:
-        """Write the frame; returns the bytes now buffered for this socket."""
+        """Write the frame; returns the bytes still buffered for this socket."""
         t = self.proto.transport
-        t.write(frame.wire)
-        return len(getattr(t, "dataBuffer", b"")) + int(getattr(t, "_tempDataLen", 0))
+        data = frame.wire
+        if (
+            self.raw
+            and not t._tempDataLen
+            and t.offset == len(t.dataBuffer)
+            and t.connected
+            and not t.disconnecting
+            and not t._writeDisconnected
+            and not t.TLS
+        ):
+            # Nothing is waiting in twisted's buffer: send now instead of t.write(), which
+            # would register the socket for writing (epoll_ctl), wait for the next loop
+            # turn, send, and unregister it again (epoll_ctl) -- for every frame.
+            try:
+                sent = t.socket.send(data)
+            except (BlockingIOError, InterruptedError):
+                sent = 0
+            except OSError:
+                sent = 0  # (let twisted find the broken connection on its own write)
+            if sent == len(data):
+                return 0
+            data = data[sent:]
+        t.write(data)
+        if not self.raw:
+            return 0
+        return len(t.dataBuffer) - t.offset + t._tempDataLen
 
 
 def _err(code: str, reason: str, **extra: Any) -> str:
@@ -160,6 +199,9 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.max_frame = int(runtime.knob("MAX_FRAME", 65536))
         await self.accept()
         self.wire = DaphneWire.of(self.base_send)
+        if log.isEnabledFor(logging.DEBUG):
+            how = "none" if self.wire is None else "socket" if self.wire.raw else "transport"
+            log.debug("game %s: direct wire %s", self.game_id, how)
         self.writer = asyncio.ensure_future(self._write())
 
     async def _write(self) -> None:
