@@ -77,14 +77,14 @@ class Weights:
     def __init__(
         self,
         decay: float = 0.72,
-        line_decay: float = 0.68,
-        line_bias: float = 1.0,
-        dead: float = 0.2,
+        line_decay: float = 0.69,
+        line_bias: float = 0.36,
+        dead: float = 0.05,
         waste: float = 0.5,
         fragile: float = 0.4,
-        slack: float = 1.0,
+        slack: float = 1.5,
         skip: float = 1.0,
-        cell: float = 0.0,
+        cell: float = 0.03,
         linear: list[list[float]] | None = None,
     ) -> None:
         self.decay = decay
