@@ -388,3 +388,15 @@ def test_watch_a_live_teka_match(app, daphne_server, server_runtime):
         assert table.model.contract_text()
     assert screen.connection.startswith("* Watching")
     app.leave_game()
+
+
+def test_resign_asks_once_more(app):
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], seed=2)
+    screen = app.root.get_screen("game")
+    resign = buttons(screen.ids.actions)["Resign"]
+    testing.tap(resign)
+    assert s.outcome is None and resign.text.startswith("Sure")
+    testing.tap(resign)
+    testing.pump(2)
+    assert s.outcome == {"winners": [1], "reason": "resign", "scores": []}
+    assert "Bob wins" in screen.status

@@ -122,7 +122,7 @@ class GameScreen(Screen):
         grid.clear_widgets()
         for c in metas:
             b = GButton(text=META_LABELS[c["type"]], bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
-            b.bind(on_release=lambda _b, cmd=c: self._send_meta(cmd))
+            b.bind(on_release=lambda b_, cmd=c: self._send_meta(cmd, b_))
             grid.add_widget(b)
         if finished:
             b = GButton(text="Replay")
@@ -132,7 +132,11 @@ class GameScreen(Screen):
             b.bind(on_release=lambda *_: self.new_game())
             grid.add_widget(b)
 
-    def _send_meta(self, cmd: dict[str, Any]) -> None:
+    def _send_meta(self, cmd: dict[str, Any], button: Any = None) -> None:
+        if cmd.get("type") == "resign" and button is not None and not button.text.startswith(
+                "Sure"):
+            button.text = "Sure? Tap again"  # a second tap resigns
+            return
         if self.session is not None:
             self.session.send(cmd)
 
