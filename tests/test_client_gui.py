@@ -400,3 +400,18 @@ def test_resign_asks_once_more(app):
     testing.pump(2)
     assert s.outcome == {"winners": [1], "reason": "resign", "scores": []}
     assert "Bob wins" in screen.status
+
+
+def test_continue_the_last_unfinished_game(app):
+    s = start_local(app, "tiku", [person("Ann"), person("Bob")], seed=4)
+    move = next(c for c in s.legal if c["type"] == "move")
+    assert s.send(move)
+    app.leave_game()
+    testing.pump(2)
+    home = app.root.get_screen("home")
+    assert app.root.current == "home" and home.resume_id == s.record["id"]
+    testing.tap(home.ids.resume)
+    assert app.root.current == "game"
+    again = app.session
+    assert again is not s and again.events == s.events and again.to_act == [s.to_act[0]]
+    app.leave_game()

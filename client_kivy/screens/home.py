@@ -13,6 +13,24 @@ from client_kivy.widgets.board import draw_piece
 
 class HomeScreen(Screen):
     footer = StringProperty("")
+    resume_id = StringProperty("")
+    resume_text = StringProperty("")
+
+    def on_pre_enter(self, *_: Any) -> None:
+        """Offer the last unfinished game kept on this tablet."""
+        from kivy.app import App
+
+        app = App.get_running_app()
+        unfinished = [r for r in app.store.list() if not r.get("finished")]
+        if unfinished:
+            rec = unfinished[0]
+            names = " v ".join(str(p.get("name", "?")) for p in rec.get("players", []))
+            self.resume_id = str(rec["id"])
+            self.resume_text = f"Continue {str(rec.get('game', '')).capitalize()}: {names}"
+        else:
+            self.resume_id, self.resume_text = "", ""
+        self.footer = (f"Server: {app.settings.get('server')}" if app.settings.get("server")
+                       else "")
 
 
 class HomeDeco(Widget):
