@@ -48,7 +48,7 @@ class DaphneWire:
     autobahn's size limit); otherwise the consumer falls back to the ASGI ``send``.
     ``of`` returns None for any other ASGI server (or test communicator)."""
 
-    __slots__ = ("proto", "conns", "open_state", "ground", "max_payload", "raw")
+    __slots__ = ("conns", "ground", "max_payload", "open_state", "proto", "raw")
 
     def __init__(self, proto: Any, conns: dict[Any, Any]) -> None:
         self.proto = proto
@@ -68,7 +68,14 @@ class DaphneWire:
             and isinstance(t, tcp.Connection)
             and all(
                 hasattr(t, a)
-                for a in ("_tempDataLen", "dataBuffer", "offset", "socket", "_writeDisconnected", "TLS")
+                for a in (
+                    "_tempDataLen",
+                    "dataBuffer",
+                    "offset",
+                    "socket",
+                    "_writeDisconnected",
+                    "TLS",
+                )
             )
         )
 

@@ -265,7 +265,7 @@ class Frame:
     two connections, presence): UTF-8 encoding and WebSocket framing are done once, on the
     first socket that needs them, and the same bytes are written to every other one."""
 
-    __slots__ = ("text", "_wire")
+    __slots__ = ("_wire", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -424,9 +424,7 @@ class Hub:
         BOTS.after_batch(batch)
 
     # -- event loop thread --
-    def deliver(
-        self, batch: store.Batch, frames: dict[int, Frame], final: Frame | None
-    ) -> None:
+    def deliver(self, batch: store.Batch, frames: dict[int, Frame], final: Frame | None) -> None:
         room = self.rooms.get(batch.game_id)
         if room is None:
             return
