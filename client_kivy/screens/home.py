@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from kivy.graphics import Color, Ellipse, Line, RoundedRectangle
+from kivy.graphics import Color, Ellipse, Line, PopMatrix, PushMatrix, Rotate, RoundedRectangle
 from kivy.metrics import dp
 from kivy.properties import StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
-from client_kivy.widgets.board import draw_piece
+from client_kivy.widgets.board import draw_piece, draw_text
 
 
 class HomeScreen(Screen):
@@ -48,18 +48,20 @@ class HomeDeco(Widget):
         cx, cy = self.center
         with self.canvas:
             # two fanned cards
-            for k, dx in enumerate((-r * 4.6, -r * 3.4)):
+            for _k, (dx, angle, label, red) in enumerate(((-r * 4.0, 14, "A\u2660", False),
+                                                         (-r * 2.7, -6, "K\u2665", True))):
+                PushMatrix()
+                Rotate(angle=angle, origin=(cx + dx + r * 0.9, cy - r * 1.3))
                 Color(0, 0, 0, 0.3)
                 RoundedRectangle(pos=(cx + dx + dp(3), cy - r * 1.3 - dp(3)),
                                  size=(r * 1.8, r * 2.6), radius=[dp(8)])
                 Color(0.97, 0.95, 0.9, 1)
                 RoundedRectangle(pos=(cx + dx, cy - r * 1.3), size=(r * 1.8, r * 2.6),
                                  radius=[dp(8)])
-                if k:
-                    Color(0.8, 0.15, 0.15, 1)
-                else:
-                    Color(0.1, 0.1, 0.1, 1)
-                Ellipse(pos=(cx + dx + r * 0.55, cy - r * 0.35), size=(r * 0.7, r * 0.7))
+                colour = (0.78, 0.1, 0.12, 1) if red else (0.08, 0.08, 0.1, 1)
+                draw_text(label, cx + dx + r * 0.55, cy + r * 0.9, r * 0.6, colour, True)
+                draw_text(label[-1], cx + dx + r * 1.0, cy - r * 0.3, r * 1.2, colour)
+                PopMatrix()
             draw_piece(cx + r * 0.2, cy, r, 0)
             draw_piece(cx + r * 2.3, cy, r, 1)
             Color(0.91, 0.69, 0.29, 1)
