@@ -244,3 +244,47 @@ def test_options_and_teka_partner_draw_reseats_players():
         assert [p["name"] for p in s.players] == [names[i]["name"] for i in draw["seating"]]
         reseated += draw["seating"] != [0, 1, 2, 3]
     assert reseated
+
+
+def test_teka_raise_proposed_and_accepted_through_the_model():
+    from client_kivy.vm.teka import TekaModel
+
+    players = [dict(HUMAN, name=n) for n in "ABCD"]
+    for seed in range(20):
+        s = LocalSession("teka", players, seed=seed)
+        # bid 8 with the first caller, everyone else passes; then trumps
+        guard = 0
+        while s.view["phase"] in ("throw_in", "bidding", "trumps") and guard < 30:
+            guard += 1
+            if s.handoff is not None:
+                s.confirm_handoff()
+                continue
+            kinds = {c["type"] for c in s.legal}
+            if "keep" in kinds:
+                s.send({"type": "keep"})
+            elif "bid" in kinds:
+                calls = [c["call"] for c in s.legal if c["type"] == "bid"]
+                s.send({"type": "bid", "call": 8 if not s.view["bids"] and 8 in calls
+                        else "pass" if "pass" in calls else calls[0]})
+            else:
+                s.send([c for c in s.legal if c["type"] == "trumps"][0])
+        if s.view["phase"] != "play" or s.view["contract"]["bid"] >= 13:
+            continue
+        bidder = s.view["contract"]["bidder"]
+        m = TekaModel()
+        # the declarer sees the raise buttons (also off turn): the session acts for the seat
+        raises = [c for c in s.game.legal_commands(s.state, bidder) if c["type"] == "raise"]
+        assert raises and raises[0]["to"] == s.view["contract"]["bid"] + 1
+        assert s.send(raises[0], seat=bidder)
+        assert s.view["raise"]["pending"] == raises[0]["to"]
+        for opp in ((bidder + 1) % 4, (bidder + 3) % 4):
+            legal = s.game.legal_commands(s.state, opp)
+            m.update(s.game.view(s.state, opp), legal, opp)
+            answers = {c["type"] for c in m.commands("accept_raise") + m.commands("refuse_raise")}
+            assert answers == {"accept_raise", "refuse_raise"}
+            assert s.send(m.commands("accept_raise")[0], seat=opp)
+        assert s.view["contract"]["bid"] == raises[0]["to"] and s.view["contract"]["raised"]
+        m.update(s.view, [], 0)
+        assert "(raised)" in m.contract_text()
+        return
+    pytest.fail("no seed gave a raisable contract")
