@@ -267,7 +267,7 @@ def test_teka_raise_proposed_and_accepted_through_the_model():
                 s.send({"type": "bid", "call": 8 if not s.view["bids"] and 8 in calls
                         else "pass" if "pass" in calls else calls[0]})
             else:
-                s.send([c for c in s.legal if c["type"] == "trumps"][0])
+                s.send(next(c for c in s.legal if c["type"] == "trumps"))
         if s.view["phase"] != "play" or s.view["contract"]["bid"] >= 13:
             continue
         bidder = s.view["contract"]["bidder"]
