@@ -292,3 +292,36 @@ def test_pass_and_play_kept_on_the_server(daphne_server, server_runtime, tmp_pat
         assert state["seq"] == 4 and state["view"]["pieces"] == [["a1", "b1"], ["e5"]]
     finally:
         s.close()
+
+
+def test_tedoku_simultaneous_placements_resent_when_stale(daphne_server, server_runtime):
+    """Two players place at once: the second command is sent with a seq the first one has
+    already moved on; the server says `stale`, the client re-sends it once caught up."""
+    pump = Pump()
+    api = Api(daphne_server.http)
+    game = api.create("tedoku", {"seats": 2}, [{"kind": "guest", "name": "Ann"},
+                                               {"kind": "guest", "name": "Bob"}])
+    secrets = game["guest_secrets"]
+    a, b = (RemoteSession(api, game, seat, secrets[str(seat)], post=pump.post) for seat in (0, 1))
+    codes: list[str] = []
+    for s in (a, b):
+        handle = s.handle
+        s.handle = lambda f, handle=handle: (
+            codes.append(f.get("code", "")) if f.get("type") == "error" else None, handle(f))
+        s.start()
+    try:
+        assert pump.until(lambda: a.my_turn and b.my_turn, 20)
+        turn = a.view["turn"]
+        pa = next(c for c in a.legal if c["type"] == "place")
+        pb = next(c for c in b.legal if c["type"] == "place")
+        # both send before either hears of the other: the second to arrive is stale
+        assert a.send(pa) and b.send(pb)
+        assert pump.until(lambda: a.view.get("turn") == turn + 1 and
+                          b.view.get("turn") == turn + 1, 20), (a.message, b.message, codes)
+        assert codes == ["stale"] and a.message == b.message == ""
+        for s, p in ((a, pa), (b, pb)):
+            mine = next(x for x in s.view["players"] if x["seat"] == s.seat)
+            assert any(p["cells"] == h["cells"] for h in mine["history"])
+    finally:
+        a.close()
+        b.close()

@@ -337,8 +337,11 @@ class RemoteSession(Session):
             ref = frame.get("ref")
             cmd = self._pending.pop(ref, None) if ref is not None else None
             if code == "stale" and cmd is not None:
-                # the game moved on (Tedoku: someone else placed): try again when caught up
+                # the game moved on (Tedoku: someone else placed): try again once caught up;
+                # the frames that catch up may already be here
                 self._resend = cmd
+                if self.seq >= int(frame.get("seq") or 0):
+                    self._maybe_resend()
             else:
                 self.message = refusal_text(code, frame.get("reason", ""))
         self.notify()
