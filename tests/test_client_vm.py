@@ -139,7 +139,8 @@ def test_sessions_fold_equals_live(game):
 def test_bot_progress_reaches_the_screen_fields():
     posted = []
     seen = []
-    s = LocalSession("teeko", [HUMAN, dict(BOT, level="medium")], post=posted.append, seed=2)
+    # "hard": enough search that even the compiled core reports progress between 0 and 1
+    s = LocalSession("teeko", [HUMAN, dict(BOT, level="hard")], post=posted.append, seed=2)
     s.subscribe(lambda: seen.append((s.thinking, s.progress)))
     s.send({"type": "place", "to": "c3"})
     import time
