@@ -67,7 +67,9 @@ def sample_lobby(app: Any) -> None:
                       "outcome": {"winners": [0], "reason": "pattern", "scores": []},
                       "seats": [seat(0, "Ann"), seat(1, "Bob")]}],
     }
-    lobby.kinds = []
+    from core.ai.bots import LEVELS
+
+    lobby.kinds = [{"kind": k, "bot_levels": v} for k, v in LEVELS.items()]
 
 
 def main() -> int:
@@ -113,6 +115,12 @@ def main() -> int:
         sample_lobby(app)
         app.show("lobby")
         shot("lobby", size)
+        setup = app.root.get_screen("setup")
+        setup.online = True
+        app.show("setup")
+        setup.choose_game("teka")
+        shot("setup-online", size)
+        app.show("lobby")
 
         # Teeko mid-play with a piece selected, and at its end
         s = local("teeko", [you, {"name": "Computer", "kind": "bot", "level": "easy"}],

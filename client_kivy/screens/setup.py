@@ -133,6 +133,9 @@ class SetupScreen(Screen):
             row.build(self.levels(), self.online)
             row.ids.name.disabled = self.online
             row.ids.name.opacity = 0 if self.online else 1
+            if self.online:  # names come from the people who sit down: keep the seat label
+                row.ids.name_row.height = dp(30)
+                row.height = dp(30 + 6 + 50)
             self.rows.append(row)
             box.add_widget(row)
 
