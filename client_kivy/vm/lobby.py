@@ -244,10 +244,14 @@ class Lobby:
         assert api is not None
 
         def work() -> ReplayModel:
-            # a finished game's state with events=1 carries the whole log, unredacted
-            answer = api.state(int(game["id"]), events=True)
-            records = answer.get("events") or []
-            header = {"kind": answer.get("kind", game.get("kind"))}
+            # the exported log (a finished game's is unredacted); the state with events=1
+            # carries the same records if the export is unavailable
+            try:
+                header, records = api.log(int(game["id"]))
+            except ApiError:
+                answer = api.state(int(game["id"]), events=True)
+                records = answer.get("events") or []
+                header = {"kind": answer.get("kind", game.get("kind"))}
             players = [{"name": s.get("name") or f"Seat {s.get('seat', 0) + 1}",
                         "kind": s.get("kind")} for s in game.get("seats", [])]
             return ReplayModel(str(header["kind"]), [r["event"] for r in records], players)
