@@ -235,7 +235,15 @@ class GameConsumer(AsyncWebsocketConsumer):
             # Nothing waits in the outbox, so writing now keeps the order.
             frame = item if isinstance(item, Frame) else Frame(item)
             if wire.ready(len(frame.wire)):
-                if wire.write(frame) > MAX_BUFFERED:
+                try:
+                    buffered = wire.write(frame)
+                except Exception:  # (never let one socket stop a broadcast to the others)
+                    log.exception("game %s: direct write failed; closing the socket", self.game_id)
+                    self.wire = None
+                    self.overflowed = True
+                    self.overflow_task = asyncio.ensure_future(self.close(code=1011))
+                    return
+                if buffered > MAX_BUFFERED:
                     self._overflow()
                 return
         self.outbox.put_nowait(item)
