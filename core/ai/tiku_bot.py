@@ -26,7 +26,7 @@ from core.api import Obj
 from core.tiku import CELLS, DISCS, GAME, NAMES, TikuState, move_list, play_move
 
 DISC0: Final = 1
-PIECE0: Final = 3
+"""Board code of a disc of seat 0 (``core.tiku.DISC``)."""
 MAX_LAID: Final = 5
 """A slide crosses at most five squares before its landing square: no move lays more."""
 
