@@ -386,7 +386,7 @@ class TedokuLevel:
 TEDOKU_LEVELS: Final[dict[str, TedokuLevel]] = {
     "easy": TedokuLevel("simple", noise=0.6),
     "medium": TedokuLevel("eval"),
-    "hard": TedokuLevel("lookahead", candidates=8),
+    "hard": TedokuLevel("lookahead", candidates=16),
 }
 
 
