@@ -22,6 +22,9 @@ PURE_ONLY = {
     "core/ai/__init__.py",
     # Command-line benchmark driver: starts subprocesses, times things; no hot code.
     "core/bench.py",
+    # Tournament driver (argparse, printing; run with `python -m`): the bots it calls are
+    # compiled.
+    "core/ai/tournaments.py",
     # Terminal game run with `python -m core.cli`: -m cannot run a compiled module.
     "core/cli.py",
 }

@@ -10,6 +10,9 @@
         Bot levels against each other with fixed seeds, sides alternating: W/D/L of the
         first-named level with a 95% Wilson interval, and the bots' time per move.
 
+    python -m core.bench bots [--tiku N] [--teka N] [--tedoku N] [--only GAME]
+        The Tiku, Teka and Tedoku bot tables of ``core.ai.tournaments``.
+
 ``--build-scratch`` compiles a copy of core/ with mypyc in a temporary directory and runs
 the benchmark from there (the work tree is never touched). Without it the compiled figures
 need an installed compiled core (``./gamenight bench`` builds it). Results: docs/benchmarks.md.
@@ -349,6 +352,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "bots":  # Tiku, Teka and Tedoku bot tables (core.ai.tournaments)
+        from core.ai.tournaments import main as bots_main
+
+        return bots_main(argv[1:])
     args = parse(argv)
     if args.build_scratch:
         tmp = build_scratch()
