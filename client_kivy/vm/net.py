@@ -278,7 +278,9 @@ class RemoteSession(Session):
 
     # -- frames -------------------------------------------------------------------------------
     def _conn(self, state: str) -> None:
-        if state == "connecting" and self.connection in ("online", "spectating"):
+        # "Connecting..." is only the first attempt: a retry after a drop stays
+        # "Reconnecting..." (offline) until the server's welcome says we are back
+        if state == "connecting" and self.connection in ("online", "spectating", "offline"):
             return
         self.connection = state
         if state == "offline":
