@@ -14,7 +14,7 @@ from __future__ import annotations
 from random import Random
 from typing import Any, Final
 
-from core.api import Game, IllegalMoveError, Obj, OptionsError, Outcome, check_seat
+from core.api import Game, IllegalMoveError, Obj, OptionsError, Outcome, check_seat, require_obj
 
 SIZE: Final = 5
 CELLS: Final = 25
@@ -437,8 +437,7 @@ class TeekoGame(Game):
         # non-int seat with ``wrong_seat`` rather than a TypeError).
         s: TeekoState = state
         seat = check_seat(self, s, seat)
-        if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-            raise IllegalMoveError("malformed", "a command is a JSON object with a string 'type'")
+        command = require_obj(command)
         kind: str = command["type"]
         if kind == "place":
             to = _field_square(command, "to")

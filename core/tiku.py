@@ -23,7 +23,7 @@ from __future__ import annotations
 from random import Random
 from typing import Any, Final
 
-from core.api import Game, IllegalMoveError, Obj, OptionsError, Outcome, check_seat
+from core.api import Game, IllegalMoveError, Obj, OptionsError, Outcome, check_seat, require_obj
 
 SIZE: Final = 6
 CELLS: Final = 36
@@ -609,8 +609,7 @@ class TikuGame(Game):
         # ``seat: Any`` so that a bad seat is a ``wrong_seat`` error also when compiled.
         s: TikuState = state
         seat = check_seat(self, s, seat)
-        if not isinstance(command, dict) or not isinstance(command.get("type"), str):
-            raise IllegalMoveError("malformed", "a command is a JSON object with a string 'type'")
+        command = require_obj(command)
         kind: str = command["type"]
         if kind == "move":
             frm = _field_square(command, "from")

@@ -7,6 +7,8 @@ import json
 from random import Random
 from typing import Any
 
+from leaks import strings_in as strings_in  # re-exported for the server tests
+
 import core
 from core.api import META_COMMANDS
 
@@ -31,21 +33,6 @@ def pick_move(legal: list[dict[str, Any]], rng: Random) -> dict[str, Any]:
     """A random legal command, never a meta command (resign, draw...) unless it is all."""
     moves = [c for c in legal if c["type"] not in META_COMMANDS]
     return rng.choice(moves or legal)
-
-
-def strings_in(value: Any) -> set[str]:
-    out: set[str] = set()
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            out.add(v)
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return out
 
 
 class Client:

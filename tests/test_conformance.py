@@ -17,6 +17,7 @@ from random import Random
 from typing import Any
 
 import pytest
+from leaks import strings_in
 
 from core import ALL, GAMES, SPECTATOR, IllegalMoveError
 from core.api import META_COMMANDS, Game, dumps, fold
@@ -27,21 +28,6 @@ RUNS = {"teeko": 1000, "tiku": 400, "tedoku": 100, "teka": 100}
 STEP_CAP = 20000
 
 
-def strings_in(value: Any) -> set[str]:
-    out: set[str] = set()
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            out.add(v)
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return out
-
-
 def roundtrip(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
@@ -50,7 +36,9 @@ JUNK: list[Any] = [None, 3, "place", [], {}, {"type": 5}, {"type": "no-such-comm
                    {"type": "move", "from": [1], "to": None}, {"type": "play", "card": "ZZ"}]
 
 
-def check_views(game: Game, state: Any, new_events: list[dict[str, Any]], viewers: list[int]) -> None:
+def check_views(
+    game: Game, state: Any, new_events: list[dict[str, Any]], viewers: list[int]
+) -> None:
     waiting = game.to_act(state)
     for viewer in viewers:
         shown = game.visible_to_act(state, viewer)

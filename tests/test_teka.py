@@ -6,6 +6,7 @@ from random import Random
 from typing import Any
 
 import pytest
+from leaks import strings_in
 
 from core import ALL, SPECTATOR, IllegalMoveError, OptionsError
 from core.api import dumps, fold
@@ -80,21 +81,6 @@ def illegal(state: TekaState, seat: int, cmd: Any, code: str = "illegal") -> str
         GAME.decide(state, seat, cmd, Random(0))
     assert err.value.code == code, err.value.reason
     return err.value.reason
-
-
-def strings_in(value: Any) -> set[str]:
-    out: set[str] = set()
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            out.add(v)
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return out
 
 
 # -- options and start ------------------------------------------------------------------
