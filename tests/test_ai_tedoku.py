@@ -9,9 +9,21 @@ from typing import Any
 import pytest
 
 from core.ai.bots import LEVELS, make_bot
-from core.ai.tedoku_bot import TedokuBot, play_solo
+from core.ai.tedoku_bot import TedokuBot, covers, play_solo
 from core.api import Obj
-from core.tedoku import FULL, GAME, SECTOR_MASKS, TedokuState, mask_of, may_skip
+from core.tedoku import (
+    CARD_MASK,
+    CARDS,
+    FULL,
+    GAME,
+    PLACEMENTS,
+    SECTOR_MASKS,
+    TETROMINOES,
+    TedokuState,
+    has_placement,
+    mask_of,
+    may_skip,
+)
 
 
 def stop_after(calls: int) -> Any:
@@ -128,3 +140,33 @@ def test_reproducible() -> None:
 def test_mean_score_well_above_random() -> None:
     scores = [play_solo("medium", 500 + s) for s in range(8)]
     assert sum(scores) / len(scores) >= 12  # random legal play averages about 4
+
+
+def test_covers_agree_with_has_placement() -> None:
+    rng = Random(7)
+    for _ in range(60):
+        sheet = 0
+        for _ in range(rng.randrange(24)):
+            shape = rng.choice(TETROMINOES)
+            m = rng.choice(PLACEMENTS[shape])
+            if not m & sheet:
+                sheet |= m
+        cov = covers(FULL & ~sheet)
+        for i, shape in enumerate(TETROMINOES):
+            for card in CARDS:
+                assert bool(cov[i] & CARD_MASK[card]) == has_placement(shape, sheet, card)
+
+
+def test_keeps_room_for_cards_still_to_come() -> None:
+    # Everything drawn but A1-A4 and I1-I4; the card col:1 with an I: both placements finish
+    # a row and a sector. Row I and sector 7 have been flipped already, row A and sector 1
+    # may still come: drawing on A1-A4 would leave them sure skips, so I1-I4 is better.
+    free = mask_of(["A1", "A2", "A3", "A4", "I1", "I2", "I3", "I4"])
+    st = position(FULL & ~free, "col:1", "I", turn=15)
+    others = [c for c in CARDS if c not in ("row:I", "sector:7", "col:1", "row:A", "sector:1")]
+    first = ["row:I", "sector:7", *others[:12], "col:1"]
+    st.deck = [*first, "row:A", "sector:1", *others[12:15]]
+    st.removed = [c for c in CARDS if c not in st.deck]
+    assert len(st.deck) == 20 and len(set(st.deck)) == 20 and len(st.removed) == 7
+    for level in ("medium", "hard"):
+        assert command(level, st)["cells"] == ["I1", "I2", "I3", "I4"], level

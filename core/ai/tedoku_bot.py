@@ -31,11 +31,11 @@ from core.ai.bots import Bot
 from core.api import Obj
 from core.tedoku import (
     BONUS_SHAPES,
-    BY_CARD,
     CARD_MASK,
     CARDS,
     COL_MASKS,
     FULL,
+    ORIENTATIONS,
     PLACEMENTS,
     ROW_MASKS,
     SECTOR_MASKS,
@@ -146,18 +146,55 @@ def regions(empty: int) -> tuple[int, int, int]:
     return dead, waste, fours
 
 
+def _shape_tables() -> list[list[tuple[int, list[int]]]]:
+    """Per tetromino (order of ``TETROMINOES``), per orientation: (mask of the anchor cells
+    where its bounding box fits inside the sheet, offsets of its cells from the anchor)."""
+    out: list[list[tuple[int, list[int]]]] = []
+    for shape in TETROMINOES:
+        tab: list[tuple[int, list[int]]] = []
+        for orient in ORIENTATIONS[shape]:
+            h = max(p[0] for p in orient) + 1
+            wd = max(p[1] for p in orient) + 1
+            valid = 0
+            for r in range(10 - h):
+                for c in range(10 - wd):
+                    valid |= 1 << (r * 9 + c)
+            tab.append((valid, [dr * 9 + dc for dr, dc in orient]))
+        out.append(tab)
+    return out
+
+
+SHAPE_TABLES: Final = _shape_tables()
+
+
+def covers(empty: int) -> list[int]:
+    """Per tetromino: the union of all its placements that fit inside ``empty``. A shape
+    can be drawn touching a card exactly when its cover meets the card's mask."""
+    out: list[int] = []
+    for tab in SHAPE_TABLES:
+        cover = 0
+        for valid, offs in tab:
+            a = valid
+            for o in offs:
+                a &= empty >> o
+                if not a:
+                    break
+            if a:
+                for o in offs:
+                    cover |= a << o
+        out.append(cover)
+    return out
+
+
 def skip_risk(sheet: int, unseen: list[str]) -> float:
     """Sum over ``unseen`` cards of the share of die faces that would force a skip now."""
+    cov = covers(FULL & ~sheet)
     risk = 0.0
     for card in unseen:
+        cm = CARD_MASK[card]
         fails = 0
-        for shape in TETROMINOES:
-            ok = False
-            for m in BY_CARD[shape][card]:
-                if not m & sheet:
-                    ok = True
-                    break
-            if not ok:
+        for c in cov:
+            if not c & cm:
                 fails += 1
         if fails:
             risk += (fails + (1 if fails == 5 else 0)) / 6.0
@@ -325,13 +362,17 @@ def _touch_table() -> list[list[list[int]]]:
 TOUCH: Final = _touch_table()
 
 
-def next_turn_value(sheet: int, turns_left: int, unseen: list[str], w: Weights) -> float:
+def next_turn_value(
+    sheet: int, turns_left: int, unseen: list[str], w: Weights, leaf_risk: bool = False
+) -> float:
     """Expected value of the best placement of the next turn: uniform over the unseen
     cards (the next card is one of them) and the six die faces; a skip keeps the sheet.
-    Each free placement is evaluated once and credited to every card it touches."""
+    Each free placement is evaluated once and credited to every card it touches. With
+    ``leaf_risk`` the sheets after the next turn are evaluated with the skip-risk term."""
+    leaf: list[str] | None = unseen if leaf_risk else None
     if turns_left <= 0 or not unseen:
-        return evaluate(sheet, turns_left, w)
-    skip_value = evaluate(sheet, turns_left - 1, w)
+        return evaluate(sheet, turns_left, w, leaf)
+    skip_value = evaluate(sheet, turns_left - 1, w, leaf)
     ncards = len(CARDS)
     wanted = [False] * ncards
     for c in unseen:
@@ -353,7 +394,7 @@ def next_turn_value(sheet: int, turns_left: int, unseen: list[str], w: Weights) 
                     break
             if not useful:
                 continue
-            v = evaluate(sheet | m, turns_left - 1, w)
+            v = evaluate(sheet | m, turns_left - 1, w, leaf)
             for k in cards:
                 if v > row[k]:
                     row[k] = v
@@ -374,13 +415,17 @@ def next_turn_value(sheet: int, turns_left: int, unseen: list[str], w: Weights) 
 
 
 class TedokuLevel:
-    def __init__(self, kind: str, candidates: int = 0, noise: float = 0.0) -> None:
+    def __init__(
+        self, kind: str, candidates: int = 0, noise: float = 0.0, leaf_risk: bool = False
+    ) -> None:
         self.kind = kind
         """``simple``, ``eval`` or ``lookahead``."""
         self.candidates = candidates
         """Lookahead: how many of the evaluation's best placements are searched."""
         self.noise = noise
         """Random noise added to each placement's value (``easy``)."""
+        self.leaf_risk = leaf_risk
+        """Lookahead: evaluate the sheets after the next turn with the skip-risk term."""
 
 
 TEDOKU_LEVELS: Final[dict[str, TedokuLevel]] = {
@@ -460,7 +505,8 @@ def plan(
         if i > 0 and should_stop is not None and should_stop():
             break
         left = bonus_n - (1 if ch.shape in BONUS_SHAPES else 0)
-        v = next_turn_value(sheet | ch.mask, turns_left, unseen, w) + BONUS_VALUE * left
+        v = next_turn_value(sheet | ch.mask, turns_left, unseen, w, level.leaf_risk)
+        v += BONUS_VALUE * left
         if v > best_v:
             best_v = v
             best = ch
