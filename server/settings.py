@@ -165,4 +165,8 @@ GAMENIGHT = {
     "ASYNC_DB_CONNECTIONS": int(os.environ.get("GAMENIGHT_ASYNC_DB_CONNECTIONS", "8")),
     # Largest WebSocket text frame accepted from a client, in bytes.
     "MAX_FRAME": int(os.environ.get("GAMENIGHT_MAX_FRAME", "65536")),
+    # Pre-encoded frames are written straight to daphne's connection when that is exactly
+    # what autobahn would send (docs/benchmarks-server.md, "Optimisations"); 0 always uses
+    # the ASGI send path.
+    "DIRECT_WIRE": os.environ.get("GAMENIGHT_DIRECT_WIRE", "1") not in ("", "0"),
 }

@@ -183,3 +183,21 @@ async def test_many_frames_to_a_slow_reader_arrive_in_order(debug_daphne: Any) -
     assert got == list(range(100))
     await asyncio.sleep(0)
     await close_all([c])
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.timeout(180)
+async def test_asgi_path_when_direct_wire_is_off(
+    transactional_db: Any, tmp_path: Any, server_runtime: Any
+) -> None:
+    """GAMENIGHT_DIRECT_WIRE=0: the same games, every frame through daphne's ASGI send."""
+    server = start_daphne(
+        tmp_path, extra_env={"GAMENIGHT_LOG": "DEBUG", "GAMENIGHT_DIRECT_WIRE": "0"}
+    )
+    try:
+        await _play(server, "teka", {"target": 20}, 4, seed=11)
+        log = server.log.read_text(errors="replace")
+        assert "direct wire none" in log and "direct wire socket" not in log
+    finally:
+        stop_daphne(server)

@@ -81,6 +81,8 @@ class DaphneWire:
 
     @classmethod
     def of(cls, send: Any) -> DaphneWire | None:
+        if not runtime.knob("DIRECT_WIRE", True):
+            return None
         try:
             from daphne.server import Server
             from daphne.ws_protocol import WebSocketProtocol
