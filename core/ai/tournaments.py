@@ -1,8 +1,6 @@
 """Tournaments of the Tiku, Teka and Tedoku bots with fixed seeds (figures in
-docs/benchmarks.md). ``python -m core.ai.tournaments`` prints the tables (with the pure
-core; a mypyc-compiled module cannot be run with ``-m``, so with the compiled core use
-``python -c "from core.ai.tournaments import main; main()"``); the functions are what
-``./gamenight bench`` calls.
+docs/benchmarks.md). ``python -m core.ai.tournaments`` or ``./gamenight bench bots`` prints
+the tables. This driver is never compiled (so ``-m`` works); the bots it calls are.
 
 * :func:`tiku_table`: each level against ``random`` and against each other level, sides
   alternating, W/D/L of the first-named level with a 95% Wilson interval of its score
