@@ -23,6 +23,7 @@ Viewers are seat numbers (``0..seats-1``), :data:`SPECTATOR` (public information
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from random import Random
 from typing import Any, Final
 
@@ -200,3 +201,17 @@ def check_seat(game: Game, state: Any, seat: Any) -> int:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < game.seats(state):
         raise IllegalMoveError("wrong_seat", f"no seat {seat!r} at this table")
     return seat
+
+
+def square_field(command: Obj, key: str, parse: Callable[[str], int]) -> int:
+    """The square named by ``command[key]`` (parsed by the game's ``parse``, which raises
+    ValueError), or a ``malformed`` error saying what was expected."""
+    value = command.get(key)
+    if not isinstance(value, str):
+        raise IllegalMoveError(
+            "malformed", f'\'{command["type"]}\' needs "{key}": a square like "c3"'
+        )
+    try:
+        return parse(value)
+    except ValueError as e:
+        raise IllegalMoveError("malformed", str(e)) from None

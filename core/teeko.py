@@ -14,7 +14,16 @@ from __future__ import annotations
 from random import Random
 from typing import Any, Final
 
-from core.api import Game, IllegalMoveError, Obj, OptionsError, Outcome, check_seat, require_obj
+from core.api import (
+    Game,
+    IllegalMoveError,
+    Obj,
+    OptionsError,
+    Outcome,
+    check_seat,
+    require_obj,
+    square_field,
+)
 
 SIZE: Final = 5
 CELLS: Final = 25
@@ -310,18 +319,6 @@ def _seat_name(seat: int) -> str:
     return SEAT_NAMES[seat] if 0 <= seat < 2 else f"seat {seat}"
 
 
-def _field_square(command: Obj, key: str) -> int:
-    value = command.get(key)
-    if not isinstance(value, str):
-        raise IllegalMoveError(
-            "malformed", f'\'{command["type"]}\' needs "{key}": a square like "c3"'
-        )
-    try:
-        return parse_square(value)
-    except ValueError as e:
-        raise IllegalMoveError("malformed", str(e)) from None
-
-
 def _game_over(winners: list[int], reason: str) -> Obj:
     return {"type": "game_over", "winners": winners, "reason": reason}
 
@@ -440,12 +437,12 @@ class TeekoGame(Game):
         command = require_obj(command)
         kind: str = command["type"]
         if kind == "place":
-            to = _field_square(command, "to")
+            to = square_field(command, "to", parse_square)
             self._check_turn(s, seat)
             return self._decide_place(s, seat, to)
         if kind == "move":
-            frm = _field_square(command, "from")
-            to = _field_square(command, "to")
+            frm = square_field(command, "from", parse_square)
+            to = square_field(command, "to", parse_square)
             self._check_turn(s, seat)
             return self._decide_move(s, seat, frm, to)
         if kind == "resign":

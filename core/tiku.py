@@ -23,7 +23,16 @@ from __future__ import annotations
 from random import Random
 from typing import Any, Final
 
-from core.api import Game, IllegalMoveError, Obj, OptionsError, Outcome, check_seat, require_obj
+from core.api import (
+    Game,
+    IllegalMoveError,
+    Obj,
+    OptionsError,
+    Outcome,
+    check_seat,
+    require_obj,
+    square_field,
+)
 
 SIZE: Final = 6
 CELLS: Final = 36
@@ -486,18 +495,6 @@ def _copy_summary(r: Obj) -> Obj:
     return {k: list(v) if isinstance(v, list) else v for k, v in r.items()}
 
 
-def _field_square(command: Obj, key: str) -> int:
-    value = command.get(key)
-    if not isinstance(value, str):
-        raise IllegalMoveError(
-            "malformed", f'\'{command["type"]}\' needs "{key}": a square like "c3"'
-        )
-    try:
-        return parse_square(value)
-    except ValueError as e:
-        raise IllegalMoveError("malformed", str(e)) from None
-
-
 def _check_options(raw: Any) -> Obj:
     if raw is None:
         raw = {}
@@ -612,8 +609,8 @@ class TikuGame(Game):
         command = require_obj(command)
         kind: str = command["type"]
         if kind == "move":
-            frm = _field_square(command, "from")
-            to = _field_square(command, "to")
+            frm = square_field(command, "from", parse_square)
+            to = square_field(command, "to", parse_square)
             self._check_turn(s, seat)
             return self._decide_move(s, seat, frm, to)
         if kind == "pass":
