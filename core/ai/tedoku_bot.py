@@ -410,14 +410,17 @@ def risk_of(cov: list[int], unseen: list[str]) -> float:
     """:func:`skip_risk` from the sheet's :func:`covers`."""
     risk = 0.0
     for card in unseen:
-        cm = CARD_MASK[card]
-        fails = 0
-        for c in cov:
-            if not c & cm:
-                fails += 1
-        if fails:
-            risk += (fails + (1 if fails == 5 else 0)) / 6.0
+        risk += card_risk(cov, CARD_MASK[card])
     return risk
+
+
+def card_risk(cov: list[int], cm: int) -> float:
+    """The share of die faces that would force a skip on the card of mask ``cm``."""
+    fails = 0
+    for c in cov:
+        if not c & cm:
+            fails += 1
+    return (fails + (1 if fails == 5 else 0)) / 6.0 if fails else 0.0
 
 
 NFEAT: Final = 49
@@ -507,12 +510,15 @@ def analyse(sheet: int, turns_left: int, unseen: list[str]) -> Analysis:
 
 def linear_value(sheet: int, turns_left: int, w: Weights, unseen: list[str] | None) -> float:
     """Points so far plus the learned estimate of the points still to come."""
-    now = float(score_sheet(sheet))
     if turns_left <= 0:
-        return now
-    f = features(sheet, turns_left, unseen)
-    wv = w.linear[bucket(turns_left)]
-    total = now
+        return float(score_sheet(sheet))
+    f = analyse(sheet, turns_left, unseen or []).f
+    return learned_value(sheet, f, w.linear[bucket(turns_left)])
+
+
+def learned_value(sheet: int, f: list[float], wv: list[float]) -> float:
+    """Points of ``sheet`` plus ``wv`` . ``f``."""
+    total = float(score_sheet(sheet))
     for i in range(NFEAT):
         total += wv[i] * f[i]
     return total
@@ -626,12 +632,7 @@ def card_gone(
         base = 1 if sector else 19
         delta += wv[base + 9 + e - 1] - wv[base + e - 1]
     if turns_left > 0 and a.risk > 0.0:
-        cm = CARD_MASK[CARDS[k]]
-        fails = 0
-        for c in a.cov:
-            if not c & cm:
-                fails += 1
-        r_k = (fails + (1 if fails == 5 else 0)) / 6.0 if fails else 0.0
+        r_k = card_risk(a.cov, CARD_MASK[CARDS[k]])
         share = min(1.0, turns_left / (unseen_n - 1)) if unseen_n > 1 else 0.0
         delta += wv[42] * (share * (a.risk - r_k) - a.f[42])
     return delta
@@ -652,8 +653,8 @@ def next_turn_value(sheet: int, turns_left: int, unseen: list[str], w: Weights) 
         wanted[CARD_INDEX[c]] = True
     learned = bool(w.linear) and tl > 0
     wv = w.linear[bucket(tl)] if learned else []
-    skip_base = evaluate(sheet, tl, w, unseen)
     skip_a = analyse(sheet, tl, unseen) if learned else None
+    skip_base = learned_value(sheet, skip_a.f, wv) if skip_a else evaluate(sheet, tl, w, unseen)
     best = [[-1e9] * ncards for _ in range(len(TETROMINOES))]
     for si in range(len(TETROMINOES)):
         row = best[si]
@@ -674,9 +675,7 @@ def next_turn_value(sheet: int, turns_left: int, unseen: list[str], w: Weights) 
             after = sheet | m
             if learned:
                 an = analyse(after, tl, unseen)
-                v = float(score_sheet(after))
-                for i in range(NFEAT):
-                    v += wv[i] * an.f[i]
+                v = learned_value(after, an.f, wv)
                 for k in cards:
                     if wanted[k]:
                         vk = v + card_gone(after, tl, wv, an, n, k)
