@@ -16,6 +16,8 @@ from core.ai.tedoku_bot import (
     bucket,
     card_gone,
     covers,
+    features,
+    finishers,
     linear_value,
     play_solo,
     reachable,
@@ -191,7 +193,8 @@ def test_keeps_room_for_cards_still_to_come() -> None:
 def test_lookahead_sees_the_next_card_gone() -> None:
     # The lookahead values each sheet of the next turn as it will be then: that turn's card
     # flipped, so no longer to come. The cheap adjustment must equal a full re-evaluation
-    # without that card (whenever that does not change which cells are dead).
+    # without that card (whenever that does not change which cells are dead, or which units
+    # one tetromino can finish).
     rng = Random(11)
     checked = 0
     for _ in range(120):
@@ -210,7 +213,8 @@ def test_lookahead_sees_the_next_card_gone() -> None:
             if card not in unseen:
                 continue
             rest = [c for c in unseen if c != card]
-            if analyse(sheet, tl, rest).dead != a.dead:
+            after = analyse(sheet, tl, rest)
+            if after.dead != a.dead or after.f[49:] != a.f[49:]:
                 continue
             got = base + card_gone(sheet, tl, HARD_WEIGHTS.linear[bucket(tl)], a, len(unseen), k)
             assert got == pytest.approx(linear_value(sheet, tl, HARD_WEIGHTS, rest))
@@ -227,3 +231,24 @@ def test_reachable_cells_need_a_card_still_to_come() -> None:
     assert reachable(a | i, CARD_MASK["col:9"]) == i
     assert reachable(a | i, CARD_MASK["row:E"]) == 0
     assert reachable(a | i, FULL) == a | i
+
+
+def test_finishers_are_the_shapes_that_complete_a_unit_in_one_drawing() -> None:
+    # Sector 1 drawn but for C2 and C3, the rest of the sheet empty: every tetromino can
+    # cover both holes at once (touching sector 1); holes C1 and A3 need two drawings.
+    empty = FULL & ~SECTOR_MASKS[0]
+    sector = CARD_MASK["sector:1"]
+    assert finishers(mask_of(["C2", "C3"]), empty | mask_of(["C2", "C3"]), sector) == 0b11111
+    assert finishers(mask_of(["C1", "A3"]), empty | mask_of(["C1", "A3"]), sector) == 0
+    # Holes A3-C3 (a column of three, A2, C2 and A4-C4 drawn too): only the I (A3-D3)
+    # covers them; an L would need a foot beside A3 or C3, a T one beside B3.
+    holes = mask_of(["A3", "B3", "C3"])
+    empty = FULL & ~(SECTOR_MASKS[0] | mask_of(["A4", "B4", "C4"])) | holes
+    i_shape = 1 << TETROMINOES.index("I")
+    assert finishers(holes, empty, sector) == i_shape
+    assert finishers(holes, empty, CARD_MASK["row:D"]) == i_shape  # D3 touches row D
+    assert finishers(holes, empty, CARD_MASK["row:E"]) == 0
+    # A unit counted as not finishable in one drawing shows in its feature.
+    sheet = SECTOR_MASKS[0] & ~mask_of(["C1", "A3"])
+    f = features(sheet, 10, CARDS)
+    assert f[49] == 1.0 and f[52:55] == [0.0, 0.0, 0.0]

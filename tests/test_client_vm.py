@@ -289,3 +289,22 @@ def test_teka_raise_proposed_and_accepted_through_the_model():
         assert "(raised)" in m.contract_text()
         return
     pytest.fail("no seed gave a raisable contract")
+
+
+def test_offline_bot_answers_by_the_device_time_limit():
+    # The strongest levels run on the pure core on a tablet: past the session's time limit
+    # the bot answers with its best move so far. A clock that jumps 5 s a reading: the
+    # deadline is set at 0, the bot's check at 5 s goes on, the one at 10 s stops it.
+    reads = []
+
+    def clock() -> float:
+        reads.append(5.0 * len(reads))
+        return reads[-1]
+
+    s = LocalSession("teeko", [HUMAN, dict(BOT, level="max")], seed=3)
+    s.bot_time_limit = 8.0
+    s.clock = clock
+    assert s.send({"type": "place", "to": "c3"})
+    assert s.to_act == [0] and len(s.view["pieces"][1]) == 1
+    assert reads == [0.0, 5.0, 10.0]
+    assert LocalSession.bot_time_limit <= 10

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from random import Random
 from typing import Any
@@ -175,6 +176,10 @@ class LocalSession(Session):
     """
 
     kind = "local"
+    bot_time_limit: float = float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "8"))
+    """Seconds a bot may think on this device before it answers with its best move so far
+    (the strongest levels run on the pure-Python core here)."""
+    clock: Callable[[], float] = staticmethod(time.monotonic)
 
     def __init__(self, game_name: str, players: list[Obj], options: Obj | None = None,
                  store: Any = None, record: Obj | None = None, post: Post | None = None,
@@ -204,8 +209,6 @@ class LocalSession(Session):
                 "game": game_name, "options": self.options, "players": self.players,
                 "events": self.events, "finished": False, "outcome": None,
             }
-            import time
-
             self.record["created"] = time.time()
         self.state = fold(self.game, self.events)
         self._last_viewer: int | None = None
@@ -345,8 +348,11 @@ class LocalSession(Session):
             if self.post is not None:
                 self.post(self.notify)
 
+        deadline = self.clock() + self.bot_time_limit
+
         def should_stop() -> bool:
-            return self._stop.is_set() or (gen != 0 and gen != self._bot_gen)
+            return (self._stop.is_set() or (gen != 0 and gen != self._bot_gen)
+                    or self.clock() >= deadline)
 
         cmd: Obj = bot.choose(view, seat, rng or self.rng, should_stop, progress)
         return cmd

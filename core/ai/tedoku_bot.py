@@ -303,7 +303,6 @@ HARD_LINEAR: Final[list[list[float]]] = [
 (the default run: rounds of greedy self-play, each fitted on the games of the previous
 table): V_0 is the exact score, V_t is fitted by least squares to the one-turn expectimax
 under V_(t-1)."""
-HARD_WEIGHTS: Final = Weights(linear=HARD_LINEAR)
 
 
 def regions(empty: int) -> tuple[int, int, int]:
@@ -423,7 +422,7 @@ def card_risk(cov: list[int], cm: int) -> float:
     return (fails + (1 if fails == 5 else 0)) / 6.0 if fails else 0.0
 
 
-NFEAT: Final = 49
+NFEAT: Final = 57
 """Features of a sheet for the learned evaluation: a constant (0); live unfinished sectors by
 empty cells 1-9 whose card may still come (1-9) or is gone (10-18); the same for rows and
 columns (19-27, 28-36); dead sectors (37) and dead rows/columns (38); dead cells (39): no
@@ -431,7 +430,13 @@ tetromino fits over them touching a card that may still come; cells wasted in re
 5-7 (40); regions of exactly four (41); the expected number of forced skips (42); full
 sectors (43) and full rows/columns (44) whose card may still come; empty cells beside a
 drawn cell or the edge on their left and right (45) and above and below (46), each side
-counted; empty cells with at most one empty neighbour (47); drawn cells (48)."""
+counted; empty cells with at most one empty neighbour (47); drawn cells (48); live sectors
+with 2, 3 or 4 empty cells that no single tetromino can finish (49-51), the same for rows
+and columns (52-54); over the live units that one tetromino can finish (1-4 empty cells),
+how many of the five shapes cannot, summed for sectors (55) and for rows and columns (56).
+"Can finish": drawn inside the empty cells, over all of the unit's empty cells, touching a
+card that may still come."""
+HARD_WEIGHTS: Final = Weights(linear=[v + [0.0] * (NFEAT - len(v)) for v in HARD_LINEAR])
 BUCKETS: Final = 20
 UNIT_CARD: Final[list[int]] = [18 + u for u in range(9)] + [u for u in range(18)]
 """Index in ``CARDS`` of each unit's own card (units: sectors, rows, columns)."""
@@ -459,6 +464,38 @@ class Analysis:
         """Dead cells (feature 39)."""
         self.risk = risk
         """:func:`risk_of` over the unseen cards (feature 42 before its time share)."""
+
+
+def _cell_placements() -> tuple[list[list[int]], list[list[int]]]:
+    """Per cell: the masks of every tetromino placement over it, and their shape indices."""
+    masks: list[list[int]] = [[] for _ in range(81)]
+    shapes: list[list[int]] = [[] for _ in range(81)]
+    for si, shape in enumerate(TETROMINOES):
+        for m in PLACEMENTS[shape]:
+            for i in range(81):
+                if m >> i & 1:
+                    masks[i].append(m)
+                    shapes[i].append(si)
+    return masks, shapes
+
+
+_CELL_PL: Final = _cell_placements()
+CELL_PL_MASKS: Final[list[list[int]]] = _CELL_PL[0]
+CELL_PL_SHAPES: Final[list[list[int]]] = _CELL_PL[1]
+
+
+def finishers(holes: int, empty: int, places: int) -> int:
+    """The tetrominoes (bit ``i`` for ``TETROMINOES[i]``) that one placement inside ``empty``,
+    over all of ``holes`` and touching ``places``, can draw."""
+    low = (holes & -holes).bit_length() - 1
+    masks = CELL_PL_MASKS[low]
+    shapes = CELL_PL_SHAPES[low]
+    found = 0
+    for j in range(len(masks)):
+        m = masks[j]
+        if m & holes == holes and m & empty == m and m & places:
+            found |= 1 << shapes[j]
+    return found
 
 
 def analyse(sheet: int, turns_left: int, unseen: list[str]) -> Analysis:
@@ -489,6 +526,12 @@ def analyse(sheet: int, turns_left: int, unseen: list[str]) -> Analysis:
         if not coming:
             base += 9
         f[base + e - 1] += 1.0
+        if e <= 4:
+            fin = finishers(empty & m, empty, places)
+            if fin:
+                f[55 if u < 9 else 56] += float(5 - popcount(fin))
+            elif e >= 2:
+                f[(49 if u < 9 else 52) + e - 2] += 1.0
     f[39] = float(popcount(dead))
     f[40] = float(waste)
     f[41] = float(fours)
