@@ -3,6 +3,7 @@ sector, bonus shapes kept or used well, a quick score check well above random pl
 
 from __future__ import annotations
 
+import math
 from random import Random
 from typing import Any
 
@@ -21,6 +22,7 @@ from core.ai.tedoku_bot import (
     linear_value,
     play_solo,
     reachable,
+    two_turn_value,
 )
 from core.api import Obj
 from core.tedoku import (
@@ -35,6 +37,7 @@ from core.tedoku import (
     has_placement,
     mask_of,
     may_skip,
+    score_sheet,
 )
 
 
@@ -238,17 +241,52 @@ def test_finishers_are_the_shapes_that_complete_a_unit_in_one_drawing() -> None:
     # cover both holes at once (touching sector 1); holes C1 and A3 need two drawings.
     empty = FULL & ~SECTOR_MASKS[0]
     sector = CARD_MASK["sector:1"]
-    assert finishers(mask_of(["C2", "C3"]), empty | mask_of(["C2", "C3"]), sector) == 0b11111
-    assert finishers(mask_of(["C1", "A3"]), empty | mask_of(["C1", "A3"]), sector) == 0
+    assert finishers(mask_of(["C2", "C3"]), empty | mask_of(["C2", "C3"]), sector)[0] == 0b11111
+    assert finishers(mask_of(["C1", "A3"]), empty | mask_of(["C1", "A3"]), sector) == (0, 0)
     # Holes A3-C3 (a column of three, A2, C2 and A4-C4 drawn too): only the I (A3-D3)
     # covers them; an L would need a foot beside A3 or C3, a T one beside B3.
     holes = mask_of(["A3", "B3", "C3"])
     empty = FULL & ~(SECTOR_MASKS[0] | mask_of(["A4", "B4", "C4"])) | holes
     i_shape = 1 << TETROMINOES.index("I")
-    assert finishers(holes, empty, sector) == i_shape
-    assert finishers(holes, empty, CARD_MASK["row:D"]) == i_shape  # D3 touches row D
-    assert finishers(holes, empty, CARD_MASK["row:E"]) == 0
+    i_mask = mask_of(["A3", "B3", "C3", "D3"])
+    assert finishers(holes, empty, sector) == (i_shape, i_mask)
+    assert finishers(holes, empty, CARD_MASK["row:D"]) == (i_shape, i_mask)  # D3: row D
+    assert finishers(holes, empty, CARD_MASK["row:E"]) == (0, 0)
     # A unit counted as not finishable in one drawing shows in its feature.
     sheet = SECTOR_MASKS[0] & ~mask_of(["C1", "A3"])
     f = features(sheet, 10, CARDS)
-    assert f[49] == 1.0 and f[52:55] == [0.0, 0.0, 0.0]
+    assert f[49] == 1.0 and f[52:55] == [0.0, 0.0, 0.0] and f[57] == 0.0
+    # The chance of a turn that finishes it: the hole A3-C3 above takes only the I, on A3-D3.
+    # With rows H and I, the columns and the sectors still to come, column 3, sector 1 and
+    # sector 4 allow it, each coming with chance 10/20, with a die of I or wild (2 of 6).
+    sheet = FULL & ~empty
+    unseen = CARDS[7:]
+    f = features(sheet, 10, unseen)
+    allowing = [c for c in unseen if CARD_MASK[c] & i_mask]
+    assert allowing == ["col:3", "sector:1", "sector:4"]
+    assert f[57] == pytest.approx(1 - math.exp(-len(allowing) * 0.5 * 2 / 6))
+
+
+def test_two_turn_search_is_exact_at_the_end() -> None:
+    # With two turns left and no pruning, the two-turn search is the exact expectimax of the
+    # final score: every card that may come next, every die face, then the last turn.
+    free = mask_of(["A1", "A2", "A3", "A4", "A5", "B1", "B2", "C1", "E5", "E6", "F5", "F6"])
+    sheet = FULL & ~free
+    unseen = ["row:A", "row:B", "sector:5", "col:6", "col:9"]
+
+    def best_after(s: int, card: str, die: str, then: Any) -> float:
+        shapes = TETROMINOES if die == "W" else [die]
+        options = [s | m for sh in shapes for m in PLACEMENTS[sh] if m & CARD_MASK[card]
+                   and not m & s]
+        return max((then(o) for o in options), default=then(s))
+
+    def last(s: int, cards: list[str]) -> float:
+        return sum(best_after(s, c, d, score_sheet) for c in cards for d in "OITLSW") / (
+            6 * len(cards))
+
+    exact = sum(
+        best_after(sheet, c, d, lambda s, c=c: last(s, [x for x in unseen if x != c]))
+        for c in unseen for d in "OITLSW"
+    ) / (6 * len(unseen))
+    assert two_turn_value(sheet, 2, unseen, HARD_WEIGHTS, 99) == pytest.approx(exact)
+    assert exact > score_sheet(sheet)
