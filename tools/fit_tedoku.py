@@ -14,7 +14,10 @@ policy's mean over ``--eval`` games without bonus shapes on seeds 1000+ (not the
 seeds 0-199).
 
 The committed table (59 features): the mean of the two round tables of
-``tools/fit_tedoku.py --start hard --alternatives 2 --rounds 2 --games 700 --save T`` (about
+``tools/fit_tedoku.py --start hard --alternatives 2 --rounds 2 --games 700 --save T`` run
+while ``HARD_WEIGHTS`` was still the 49-feature table of commit aaf3376 padded with zeros
+for the 10 new features (``--start hard`` now starts from the committed table itself),
+averaged by hand (about
 15 minutes on 2 cores; greedy means 21.51 and 21.45 over 1,000 games, the mean table 21.59
 over 2,000 games on seeds 1000-2999, where the previous 49-feature table made 21.44).
 """

@@ -529,11 +529,13 @@ def analyse(sheet: int, turns_left: int, unseen: list[str]) -> Analysis:
     """The features of ``sheet`` (see :data:`NFEAT`) and the parts they are made of."""
     ubits = 0
     places = 0
+    umasks: list[int] = []
     for card in unseen or []:
+        cm = CARD_MASK[card]
         ubits |= 1 << CARD_INDEX[card]
-        places |= CARD_MASK[card]
+        places |= cm
+        umasks.append(cm)
     empty = FULL & ~sheet
-    umasks = [CARD_MASK[c] for c in unseen]
     come = min(1.0, turns_left / len(unseen)) if unseen else 0.0
     cov = covers(empty)
     dead = empty & ~reachable(empty, places)
