@@ -576,7 +576,7 @@ def analyse(sheet: int, turns_left: int, unseen: list[str]) -> Analysis:
     risk = 0.0
     if unseen and turns_left > 0:
         risk = risk_of(cov, unseen)
-        f[42] = min(1.0, turns_left / len(unseen)) * risk
+        f[42] = come * risk
     left = ((empty << 1) & NOT_COL0) & empty
     right = ((empty >> 1) & NOT_COL8) & empty
     up = (empty << 9) & empty & FULL
@@ -857,12 +857,11 @@ def plan(
     bonus_n = len(bonus_left)
     choices: list[Choice] = []
     for shape, m in options:
-        left = bonus_n - 1 if shape in BONUS_SHAPES else bonus_n
         if level.kind == "simple":
             v = simple_value(sheet | m)
         else:
             v = evaluate(sheet | m, turns_left, w, unseen)
-        v += BONUS_VALUE * left
+        v += kept_bonus(shape, bonus_n)
         if level.noise > 0.0:
             v += rng.random() * level.noise
         choices.append(Choice(shape, m, v))
@@ -871,7 +870,7 @@ def plan(
             sv = simple_value(sheet)
         else:
             sv = evaluate(sheet, turns_left, w, unseen)
-        choices.append(Choice("", 0, sv + BONUS_VALUE * bonus_n))
+        choices.append(Choice("", 0, sv + kept_bonus("", bonus_n)))
     if not choices:
         raise ValueError("no legal Tedoku move")
     # Stable order: value first, then cells (reproducible whatever the set iteration).
@@ -887,9 +886,8 @@ def plan(
     for i, ch in enumerate(top):
         if i > 0 and should_stop is not None and should_stop():
             return best_of(looked)
-        left = bonus_n - (1 if ch.shape in BONUS_SHAPES else 0)
         v = next_turn_value(sheet | ch.mask, turns_left, unseen, w)
-        looked.append(Choice(ch.shape, ch.mask, v + BONUS_VALUE * left))
+        looked.append(Choice(ch.shape, ch.mask, v + kept_bonus(ch.shape, bonus_n)))
         if progress is not None:
             progress(share * (i + 1) / len(top))
     if not deep:
@@ -901,12 +899,17 @@ def plan(
     for i, ch in enumerate(finalists):
         if i > 0 and should_stop is not None and should_stop():
             break
-        left = bonus_n - (1 if ch.shape in BONUS_SHAPES else 0)
         v = two_turn_value(sheet | ch.mask, turns_left, unseen, w, level.width)
-        deeper.append(Choice(ch.shape, ch.mask, v + BONUS_VALUE * left))
+        deeper.append(Choice(ch.shape, ch.mask, v + kept_bonus(ch.shape, bonus_n)))
         if progress is not None:
             progress(0.5 + 0.5 * (i + 1) / len(finalists))
     return best_of(deeper)
+
+
+def kept_bonus(shape: str, bonus_n: int) -> float:
+    """What the bonus shapes still unused after drawing ``shape`` (``""``: a skip) are worth,
+    ``bonus_n`` of them unused before."""
+    return BONUS_VALUE * (bonus_n - (1 if shape in BONUS_SHAPES else 0))
 
 
 def best_of(choices: list[Choice]) -> Choice:
