@@ -12,14 +12,19 @@ import pytest
 from core.ai.bots import LEVELS, make_bot
 from core.ai.tedoku_bot import (
     HARD_WEIGHTS,
+    Choice,
     TedokuBot,
+    TedokuLevel,
     analyse,
     bucket,
     card_gone,
     covers,
+    evaluate,
     features,
     finishers,
     linear_value,
+    next_turn_value,
+    plan,
     play_solo,
     reachable,
     two_turn_value,
@@ -35,6 +40,7 @@ from core.tedoku import (
     TETROMINOES,
     TedokuState,
     has_placement,
+    legal_placements,
     mask_of,
     may_skip,
     score_sheet,
@@ -290,3 +296,33 @@ def test_two_turn_search_is_exact_at_the_end() -> None:
     ) / (6 * len(unseen))
     assert two_turn_value(sheet, 2, unseen, HARD_WEIGHTS, 99) == pytest.approx(exact)
     assert exact > score_sheet(sheet)
+
+
+def test_lookahead_correction_weighs_the_lookahead_against_the_evaluation() -> None:
+    # A placement is valued e + correction * (l - e): e its evaluation, l its one-turn
+    # lookahead value. At 0 the lookahead changes nothing (the greedy choice); the chosen
+    # placement is the best of the 16 candidates by that value.
+    st = position(SECTOR_MASKS[4] | mask_of(["A1", "A2", "B1", "B2"]), "row:E", "W", turn=6)
+    view = GAME.view(st, 0)
+    sheet = st.sheets[0]
+    flipped = [str(c) for c in view["flipped"]]
+    unseen = [c for c in CARDS if c not in flipped]
+    turns_left = 20 - 6
+
+    def chosen(level: TedokuLevel) -> Choice:
+        return plan(sheet, "row:E", "W", [], flipped, 6, level, HARD_WEIGHTS, Random(0))
+
+    greedy = chosen(TedokuLevel("eval"))
+    assert chosen(TedokuLevel("lookahead", candidates=16, correction=0.0)).mask == greedy.mask
+    ranked = sorted(
+        ((-evaluate(sheet | m, turns_left, HARD_WEIGHTS, unseen), m)
+         for _, m in legal_placements("W", sheet, "row:E", [])),
+    )[:16]
+    for correction in (1.0, 1.5):
+        values = {}
+        for neg_e, m in ranked:
+            lv = next_turn_value(sheet | m, turns_left, unseen, HARD_WEIGHTS)
+            values[m] = -neg_e + correction * (lv + neg_e)
+        ch = chosen(TedokuLevel("lookahead", candidates=16, correction=correction))
+        assert ch.value == pytest.approx(values[ch.mask])
+        assert ch.value == pytest.approx(max(values.values()))

@@ -795,6 +795,7 @@ class TedokuLevel:
         deep_turns: int = 0,
         finalists: int = 0,
         width: int = 0,
+        correction: float = 1.0,
     ) -> None:
         self.kind = kind
         """``simple``, ``eval`` or ``lookahead``."""
@@ -808,6 +809,10 @@ class TedokuLevel:
         self.finalists = finalists
         self.width = width
         """Two-turn search: placements tried per next card and shape (the evaluation's best)."""
+        self.correction = correction
+        """Lookahead: how much of its correction of the evaluation counts. A placement is
+        valued ``e + correction * (l - e)``, ``e`` its evaluation and ``l`` its one-turn
+        lookahead value (1: the lookahead value itself)."""
 
 
 TEDOKU_LEVELS: Final[dict[str, TedokuLevel]] = {
@@ -886,8 +891,12 @@ def plan(
     for i, ch in enumerate(top):
         if i > 0 and should_stop is not None and should_stop():
             return best_of(looked)
+        kept = kept_bonus(ch.shape, bonus_n)
         v = next_turn_value(sheet | ch.mask, turns_left, unseen, w)
-        looked.append(Choice(ch.shape, ch.mask, v + kept_bonus(ch.shape, bonus_n)))
+        if level.correction != 1.0:
+            e = ch.value - kept
+            v = e + level.correction * (v - e)
+        looked.append(Choice(ch.shape, ch.mask, v + kept))
         if progress is not None:
             progress(share * (i + 1) / len(top))
     if not deep:
