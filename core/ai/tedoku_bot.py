@@ -20,7 +20,8 @@ more than that (e.g. the last cell of a sector).
 
 Levels: ``easy`` plays the best move of a simple count (filled cells per unit) with some
 randomness, ``medium`` the best move of the hand-made evaluation, ``hard`` the best of the
-learned evaluation's 16 best placements after the lookahead.
+learned evaluation's 16 best placements after the lookahead (each valued by its evaluation
+plus 1.3 times the lookahead's correction of it, :attr:`TedokuLevel.correction`).
 """
 
 from __future__ import annotations
@@ -818,7 +819,9 @@ class TedokuLevel:
 TEDOKU_LEVELS: Final[dict[str, TedokuLevel]] = {
     "easy": TedokuLevel("simple", noise=0.6),
     "medium": TedokuLevel("eval"),
-    "hard": TedokuLevel("lookahead", candidates=16, deep_turns=5, finalists=6, width=2),
+    "hard": TedokuLevel(
+        "lookahead", candidates=16, deep_turns=5, finalists=6, width=2, correction=1.3
+    ),
 }
 
 
