@@ -40,10 +40,9 @@ from core.ai.tedoku_bot import (
     UNIT_MASKS,
     evaluate,
     next_turn_value,
-    play_solo,
 )
 from core.tedoku import BY_CARD, CARDS, TETROMINOES, TURNS
-from tools.fit_tedoku import Sample, play, target
+from tools.fit_tedoku import Sample, play, score, target
 
 Row = tuple[int, int, list[str], list[float], float]  # turns left, sheet, unseen, features, target
 
@@ -161,7 +160,7 @@ def fit_report(rows: list[Row]) -> None:
             )
             parts.append(f"{name} {best / base:.2f}")
         lines.append(f"{tl:2d} | {len(rs)} | {y[k:].var():.2f} | {base:.4f} | " + ", ".join(parts))
-        pooled.append((np.hstack([x, np.full((len(rs), 1), tl / 20.0)]), res,
+        pooled.append((np.hstack([x, np.full((len(rs), 1), tl / TURNS)]), res,
                        np.arange(len(rs)) < k))
     # One network for all these turns (the turn as an input), on what the linear fits leave.
     x = np.vstack([p[0] for p in pooled])
@@ -170,7 +169,7 @@ def fit_report(rows: list[Row]) -> None:
     net = mlp_residual(x[train], res[train], x[~train])
     turn = x[~train, -1]
     for i, tl in enumerate(range(2, 19, 2)):
-        at = np.isclose(turn, tl / 20.0)
+        at = np.isclose(turn, tl / TURNS)
         left = res[~train][at]
         ratio = float(np.mean((left - net[at]) ** 2) / np.mean(left**2))
         print(f"{lines[i]}, network {ratio:.2f}", flush=True)
@@ -195,10 +194,6 @@ def off_distribution(i_row: tuple[int, Row]) -> list[tuple[str, int, float]]:
     return out
 
 
-def greedy(seed: int) -> int:
-    return play_solo("medium", seed, False, HARD_WEIGHTS)
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=300)
@@ -221,7 +216,8 @@ def main() -> None:
                 e = np.array([d for k, t, d in off if k == kind and lo <= t < hi])
                 cells.append(f"{lo}-{hi - 1} left: {e.mean():+.3f}, {math.sqrt((e**2).mean()):.3f}")
             print(f"{kind:10s} " + " | ".join(cells))
-        totals = pool.map(greedy, range(a.seed, a.seed + a.games), chunksize=8)
+        totals = pool.map(score, [(a.seed + g, HARD_LINEAR) for g in range(a.games)],
+                          chunksize=8)
     start = next_turn_value(0, TURNS, list(CARDS), HARD_WEIGHTS)
     print(f"\nthe table's value of a new game (one-turn lookahead from the empty sheet): "
           f"{start:.2f}; greedy play's mean total on these seeds: {np.mean(totals):.2f}")
