@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from random import Random
+from unittest import mock
 
 import pytest
+from django.db import OperationalError
 from server_helpers import pick_move
 
 import core
@@ -196,3 +198,64 @@ def test_league_standings(client, django_user_model, server_runtime):
     page = client.get(f"/admin/games/league/{league.pk}/change/")
     assert page.status_code == 200 and b"standings" in page.content and b"ann" in page.content
     assert client.get("/admin/games/event/").status_code == 200
+
+
+def test_front_page_lists_tables_games_and_standings(client, django_user_model, server_runtime):
+    users = [django_user_model.objects.create_user(n, password="pw") for n in ("ann", "bob")]
+    league = League.objects.create(name="Tuesday <Club>", kind="teeko")
+    league.members.set(users)
+    page = client.get("/")
+    assert page.status_code == 200 and b"No table is waiting" in page.content
+    assert b"No game in progress" in page.content and b"No finished game" in page.content
+    done = store.create_game(
+        "teeko",
+        {"move_cap": 40},
+        [{"kind": "user", "username": "ann"}, {"kind": "user", "username": "bob"}],
+        league=league.pk,
+    )
+    finish(done.pk, 1)
+    outcome = Game.objects.get(pk=done.pk).outcome
+    scored = store.create_game(
+        "tiku", {}, [{"kind": "guest", "name": "Uma"}, {"kind": "guest", "name": "Vic"}]
+    )
+    finish(scored.pk, 2)
+    scores = Game.objects.get(pk=scored.pk).outcome["scores"]
+    waiting = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}])
+    live = store.create_game(
+        "tedoku", {"seats": 2}, [{"kind": "guest", "name": "Zed"}, {"kind": "bot", "level": "hard"}]
+    )
+    html = client.get("/", HTTP_HOST="club.example:8000").content.decode()
+    assert "http://club.example:8000" in html  # the address to give the tablets
+    open_part, rest = html.split("<h2>Playing now</h2>")
+    live_part, rest = rest.split("<h2>Finished lately</h2>")
+    finished_part, league_part = rest.split("<h2>Leagues</h2>")
+    code = Game.objects.get(pk=waiting.pk).code
+    assert f"#{waiting.pk}" in open_part and code in open_part and "1 of 2 taken" in open_part
+    assert f"#{live.pk}" in live_part and "Zed, bot (hard)" in live_part
+    assert f"#{live.pk}" not in open_part and f"#{done.pk}" not in live_part
+    winners = outcome["winners"]
+    result = {(0,): "ann wins", (1,): "bob wins", (): "draw"}[tuple(winners)]
+    assert f"#{done.pk}" in finished_part and result in finished_part
+    assert f"/api/games/{done.pk}/log/" in finished_part
+    assert len(scores) == 2 and f"Uma {scores[0]}, Vic {scores[1]}" in finished_part
+    # standings as the API computes them; names are escaped
+    assert "Tuesday &lt;Club&gt;" in league_part and "<Club>" not in html
+    rows = client.get(f"/api/leagues/{league.pk}/").json()["standings"]
+    for r in rows:
+        cells = f"<td>{r['username']}</td><td>{r['played']}</td><td>{r['won']}</td>"
+        assert cells in league_part
+    assert client.post("/").status_code == 405
+
+
+def test_health_check(client, server_runtime):
+    r = client.get("/healthz")
+    assert r.status_code == 200
+    assert r.json() == {
+        "ok": True, "database": "ok", "core": "compiled" if core.COMPILED else "pure"
+    }
+    broken = mock.Mock()
+    broken.cursor.side_effect = OperationalError("connection refused")
+    with mock.patch("server.games.views.connection", broken):
+        r = client.get("/healthz")
+    assert r.status_code == 503
+    assert r.json() == {"ok": False, "database": "error: OperationalError"}

@@ -3,6 +3,8 @@ from django.urls import path
 from . import views
 
 urlpatterns = [
+    path("", views.home),
+    path("healthz", views.healthz),
     path("api/login", views.login),
     path("api/login/", views.login),
     path("api/me/", views.me),

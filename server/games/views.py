@@ -8,16 +8,18 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth import authenticate
+from django.db import connection
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 
 import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
 from . import leagues, store
-from .models import Game, League, Token
+from .models import Event, Game, League, Token
 
 MAX_BODY = 1 << 20
 
@@ -201,8 +203,6 @@ def games(request: HttpRequest) -> Any:
     except ValueError:
         raise ApiError(400, "malformed", "limit must be an integer") from None
     rows = list(qs.order_by("-id")[:limit])
-    from .models import Event
-
     seqs = dict(
         Event.objects.filter(game_id__in=[g.pk for g in rows])
         .values("game_id")
@@ -296,8 +296,6 @@ def export_log(request: HttpRequest, game_id: int) -> Any:
     g = get_game(game_id)
     viewer = viewer_of(request, g)
     if viewer == ALL:
-        from .models import Event
-
         rows = (
             Event.objects.filter(game_id=game_id)
             .order_by("seq")
@@ -352,3 +350,91 @@ def league_detail(request: HttpRequest, league_id: int) -> Any:
     if lg is None:
         raise store.NotFound(f"no league {league_id}")
     return leagues.league_json(lg, detail=True)
+
+
+# ------------------------------------------------------------------------------ pages
+
+HOME_LIMIT = 20
+
+
+def _seat_label(s: Any) -> str:
+    if s.kind == s.BOT:
+        return f"bot ({s.bot_level})" if s.bot_level else "bot"
+    if not s.filled:
+        return "open"
+    return str(s.name or "guest")
+
+
+def _result(g: Game, names: list[str]) -> str:
+    outcome = g.outcome or {}
+    winners = [names[w] for w in outcome.get("winners", []) if 0 <= w < len(names)]
+    text = (" & ".join(winners) + (" win" if len(winners) > 1 else " wins")) if winners else "draw"
+    scores = outcome.get("scores") or []
+    if len(scores) == len(names):
+        text += " · " + ", ".join(f"{n} {x}" for n, x in zip(names, scores, strict=True))
+    return text
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """The server's front page: open tables with their join codes, games in progress, the
+    latest finished games and the league standings (refreshes itself every 30 s)."""
+    if request.method not in ("GET", "HEAD"):
+        return error(405, "method_not_allowed", "use GET")
+    def rows(status: str) -> list[dict[str, Any]]:
+        qs = (
+            Game.objects.filter(status=status)
+            .select_related("league")
+            .prefetch_related("seat_set")
+            .order_by("-id")[:HOME_LIMIT]
+        )
+        games_ = list(qs)
+        seqs = dict(
+            Event.objects.filter(game_id__in=[g.pk for g in games_])
+            .values("game_id")
+            .annotate(m=Max("seq"))
+            .values_list("game_id", "m")
+        )
+        out = []
+        for g in games_:
+            seats = list(g.seat_set.all())
+            names = [_seat_label(s) for s in seats]
+            taken = sum(1 for s in seats if s.filled)
+            out.append(
+                {
+                    "id": g.pk,
+                    "kind": g.kind,
+                    "code": g.code,
+                    "league": g.league.name if g.league else "",
+                    "seats": (f"{taken} of {len(seats)} taken: " if status == Game.OPEN else "")
+                    + ", ".join(names),
+                    "seq": seqs.get(g.pk, 0),
+                    "result": _result(g, names) if status == Game.FINISHED else "",
+                }
+            )
+        return out
+
+    context = {
+        "address": request.build_absolute_uri("/").rstrip("/"),
+        "open_games": rows(Game.OPEN),
+        "live_games": rows(Game.LIVE),
+        "finished_games": rows(Game.FINISHED),
+        "leagues": [
+            {"name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
+            for lg in League.objects.prefetch_related("members")
+        ],
+        "core": "compiled" if core.COMPILED else "pure Python",
+    }
+    return render(request, "games/home.html", context)
+
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For a load balancer or a process monitor: 200 when the database answers, else 503."""
+    try:
+        with connection.cursor() as cur:
+            cur.execute("SELECT 1")
+            cur.fetchone()
+    except Exception as exc:  # any database failure means unhealthy
+        return JsonResponse({"ok": False, "database": f"error: {type(exc).__name__}"}, status=503)
+    return JsonResponse(
+        {"ok": True, "database": "ok", "core": "compiled" if core.COMPILED else "pure"}
+    )
