@@ -203,13 +203,18 @@ def games(request: HttpRequest) -> Any:
     except ValueError:
         raise ApiError(400, "malformed", "limit must be an integer") from None
     rows = list(qs.order_by("-id")[:limit])
-    seqs = dict(
-        Event.objects.filter(game_id__in=[g.pk for g in rows])
+    seqs = last_seqs(rows)
+    return {"games": [game_json(g, seqs.get(g.pk, 0)) for g in rows]}
+
+
+def last_seqs(games_: list[Game]) -> dict[int, int]:
+    """The last event's seq of each of ``games_`` (one query)."""
+    return dict(
+        Event.objects.filter(game_id__in=[g.pk for g in games_])
         .values("game_id")
         .annotate(m=Max("seq"))
         .values_list("game_id", "m")
     )
-    return {"games": [game_json(g, seqs.get(g.pk, 0)) for g in rows]}
 
 
 def create(request: HttpRequest) -> Any:
@@ -380,20 +385,15 @@ def home(request: HttpRequest) -> HttpResponse:
     latest finished games and the league standings (refreshes itself every 30 s)."""
     if request.method not in ("GET", "HEAD"):
         return error(405, "method_not_allowed", "use GET")
+
     def rows(status: str) -> list[dict[str, Any]]:
-        qs = (
+        games_ = list(
             Game.objects.filter(status=status)
             .select_related("league")
             .prefetch_related("seat_set")
             .order_by("-id")[:HOME_LIMIT]
         )
-        games_ = list(qs)
-        seqs = dict(
-            Event.objects.filter(game_id__in=[g.pk for g in games_])
-            .values("game_id")
-            .annotate(m=Max("seq"))
-            .values_list("game_id", "m")
-        )
+        seqs = last_seqs(games_) if status == Game.LIVE else {}  # shown for live games only
         out = []
         for g in games_:
             seats = list(g.seat_set.all())
