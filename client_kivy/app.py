@@ -65,7 +65,6 @@ class GamenightApp(App):
 
     def build(self) -> ScreenManager:
         load_kv()
-        from client_kivy.screens.game import GameScreen
         from client_kivy.screens.home import HomeScreen
         from client_kivy.screens.replay import ReplayScreen
         from client_kivy.screens.saved import SavedScreen
@@ -79,7 +78,7 @@ class GamenightApp(App):
         sm = ScreenManager(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SetupScreen(name="setup"))
-        sm.add_widget(GameScreen(name="game"))
+        # The game screen is made per game (open_session) and destroyed when it is left
         sm.add_widget(ReplayScreen(name="replay"))
         sm.add_widget(SavedScreen(name="saved"))
         try:
@@ -139,10 +138,17 @@ class GamenightApp(App):
         return session
 
     def open_session(self, session: Session, title: str = "") -> None:
+        """Show ``session`` on a new game screen. The previous game's screen, its widgets and
+        its session are torn down first: nothing of an old game stays on screen or can send
+        a command to it."""
+        from client_kivy.screens.game import GameScreen
+
         if self.session is not None and self.session is not session:
             self.session.close()
+        self._drop_game_screen()
         self.session = session
-        screen = self.root.get_screen("game")
+        screen = GameScreen(name="game")
+        self.root.add_widget(screen)
         screen.set_session(session, title)
         self.show("game")
         start = getattr(session, "start", None)
@@ -169,6 +175,13 @@ class GamenightApp(App):
             self.show("lobby")
         else:
             self.show("home")
+        self._drop_game_screen()
+
+    def _drop_game_screen(self) -> None:
+        if self.root.has_screen("game"):
+            screen = self.root.get_screen("game")
+            screen.teardown()
+            self.root.remove_widget(screen)
 
     def rematch(self, session: Session | None) -> None:
         if session is None:

@@ -90,9 +90,26 @@ class GameScreen(Screen):
         self._actions_key = None
         self._sync()
 
+    def teardown(self) -> None:
+        """Unbind from the session and drop every widget the game put here (the screen is
+        discarded after this; a stale reference to one of its buttons sends nothing)."""
+        self._trigger.cancel()
+        if self.session is not None:
+            self.session.unsubscribe(self._trigger)
+        if self.board is not None:
+            self.board.session = None
+            self.board = None
+        for box in (self.ids.board_box, self.ids.extra, self.ids.actions, self.ids.players):
+            box.clear_widgets()
+        if self.overlay is not None:
+            self.remove_widget(self.overlay)
+            self.overlay = None
+        self.chips = []
+        self.session = None
+
     def _sync(self, *_: Any) -> None:
         s = self.session
-        if s is None:
+        if s is None or self.board is None:
             return
         self.status = s.status_text()
         self.message = s.message

@@ -274,6 +274,7 @@ class RemoteSession(Session):
         self.notify()
 
     def close(self) -> None:
+        super().close()
         self.socket.close()
 
     # -- frames -------------------------------------------------------------------------------
@@ -355,6 +356,8 @@ class RemoteSession(Session):
 
     # -- commands ---------------------------------------------------------------------------
     def send(self, command: Obj) -> bool:
+        if self.closed:
+            return False
         if self.seat is None or self.seat < 0:
             self.message = "Spectators cannot play"
             self.notify()
@@ -434,6 +437,7 @@ class KioskRemoteSession(Session):
         self.notify()
 
     def close(self) -> None:
+        super().close()
         for s in self.seats.values():
             s.close()
 
@@ -476,6 +480,6 @@ class KioskRemoteSession(Session):
         self._changed()
 
     def send(self, command: Obj) -> bool:
-        if self.handoff is not None:
+        if self.closed or self.handoff is not None:
             return False
         return self.seats[self.viewer].send(command)

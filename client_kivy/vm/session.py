@@ -83,6 +83,8 @@ class Session:
         self.handoff: int | None = None
         self.connection: str = "local"
         self.events: list[Obj] = []
+        self.closed = False
+        """Set by :meth:`close`: the game left the screen; :meth:`send` refuses from then."""
         self._listeners: list[Callable[[], None]] = []
 
     # -- listeners -------------------------------------------------------------------------
@@ -109,7 +111,8 @@ class Session:
         self.notify()
 
     def close(self) -> None:
-        pass
+        self.closed = True
+        self._listeners.clear()
 
     # -- helpers ---------------------------------------------------------------------------
     def player_name(self, seat: int) -> str:
@@ -259,6 +262,8 @@ class LocalSession(Session):
 
     # -- commands --------------------------------------------------------------------------
     def send(self, command: Obj, seat: int | None = None) -> bool:
+        if self.closed:
+            return False
         seat = self.viewer if seat is None else seat
         try:
             events = self.game.decide(self.state, seat, command, self.rng)
@@ -358,7 +363,7 @@ class LocalSession(Session):
         return cmd
 
     def _bot_done(self, gen: int, seat: int, cmd: Obj | None, err: str) -> None:
-        if gen != self._bot_gen:
+        if gen != self._bot_gen or self.closed:
             return
         self.thinking = False
         self.progress = 1.0
@@ -375,6 +380,7 @@ class LocalSession(Session):
         self._apply(events)
 
     def close(self) -> None:
+        super().close()
         self._stop.set()
         self._bot_gen += 1
         self.thinking = False

@@ -1,0 +1,66 @@
+"""Issue 12: what players hit on the tablet app, each driven by touch in the real offscreen
+window (SDL offscreen driver, private KIVY_HOME)."""
+
+from __future__ import annotations
+
+import pytest
+from test_client_gui import app, buttons, by_text, find, person  # noqa: F401
+
+from client_kivy import testing
+
+testing.headless(960, 640)
+
+pytestmark = pytest.mark.gui
+
+BOT = {"name": "Computer", "kind": "bot", "level": "easy"}
+
+
+def bots(n):
+    return [dict(BOT, name=f"Bot {i + 1}") for i in range(n)]
+
+
+def test_a_new_game_shows_only_its_own_controls(app):  # noqa: F811
+    """Teka (you + 3 bots) -> Menu -> Teeko -> Start: no Teka bid button on the Teeko screen,
+    and the old buttons, if anything still held them, cannot reach the abandoned game."""
+    teka = app.start_local_game("teka", [person("You")] + bots(3), {}, seed=11)
+    assert testing.wait_until(lambda: any(c["type"] in ("bid", "keep") for c in teka.legal)
+                              or teka.view.get("phase") == "play", 30)
+    old_screen = app.root.get_screen("game")
+    old_buttons = [b for b in find(old_screen, "GButton") if b.text not in ("< Menu", "Score sheet")]
+    assert old_buttons
+    record_id = teka.record["id"]
+    logged = len(app.store.load(record_id)["events"])
+    testing.tap(old_screen.ids.back)
+    assert app.root.current == "home"
+    testing.tap(app.root.get_screen("home").ids.play_here)
+    setup = app.root.get_screen("setup")
+    testing.tap(by_text(setup, "Teeko"))
+    testing.tap(setup.ids.start)
+    assert app.root.current == "game"
+    screen = app.root.get_screen("game")
+    texts = {b.text for b in find(screen, "GButton")}
+    assert not texts & {"8", "9", "Pass", "Keep", "Throw in", "Score sheet"}, texts
+    assert old_screen.parent is None and old_screen.session is None  # nothing outlives it
+    for b in old_buttons:  # even a stale reference acts on nothing
+        b.dispatch("on_release")
+    testing.pump(3)
+    assert len(app.store.load(record_id)["events"]) == logged
+    assert not teka.send(teka.legal[0] if teka.legal else {"type": "bid", "call": 8})
+    app.leave_game()
+
+
+def test_resuming_tedoku_then_teeko_shows_no_tedoku_controls(app):  # noqa: F811
+    s = app.start_local_game("tedoku", [person("You")], {}, seed=3)
+    testing.pump(3)
+    assert "Rotate" in buttons(app.root.get_screen("game"))
+    app.leave_game()
+    home = app.root.get_screen("home")
+    testing.pump(2)
+    testing.tap(home.ids.resume)
+    assert app.session.record["id"] == s.record["id"]
+    app.leave_game()
+    app.start_local_game("teeko", [person("You"), person("Bob")], {}, seed=3)
+    testing.pump(3)
+    texts = set(buttons(app.root.get_screen("game")))
+    assert not texts & {"Rotate", "Flip", "Tap the sheet", "Place here"}, texts
+    app.leave_game()
