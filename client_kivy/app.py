@@ -75,6 +75,9 @@ class GamenightApp(App):
         from client_kivy.vm.lobby import Lobby
 
         self.lobby = Lobby(self.settings, post=kiv_post)
+        from kivy.core.window import Window
+
+        Window.bind(on_keyboard=self._on_keyboard)
         sm = ScreenManager(transition=FadeTransition(duration=0.12))
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SetupScreen(name="setup"))
@@ -216,6 +219,43 @@ class GamenightApp(App):
             Window.fullscreen = "auto" if on else False
         except Exception:
             pass
+
+    # -- Back (Escape on a keyboard, the Back key on Android) -----------------------------
+    def _on_keyboard(self, _window: Any, key: int, *_: Any) -> bool:
+        if key != 27:
+            return False
+        self.back()
+        return True  # taken: Kivy would otherwise quit the app
+
+    def back(self) -> None:
+        """One step back: closes an open dialog; mid-game asks before leaving the game; on
+        the home screen asks before quitting; elsewhere goes to the screen before."""
+        from kivy.core.window import Window
+        from kivy.uix.modalview import ModalView
+
+        from client_kivy.widgets.common import ask
+
+        modals = [w for w in Window.children if isinstance(w, ModalView)]
+        if modals:
+            modals[0].dismiss(animation=False)
+            return
+        current = self.root.current
+        if current == "game":
+            s = self.session
+            if s is not None and s.outcome is None and s.viewer >= 0:
+                detail = ("It stays on this tablet: Continue it from the home screen."
+                          if s.kind == "local" else "Your seat is kept: come back from the lobby.")
+                ask("Leave this game?", self.leave_game, "Leave", "Stay", detail)
+            else:
+                self.leave_game()
+        elif current == "home":
+            ask("Quit gamenight?", self.stop, "Quit", "Stay")
+        elif current == "setup":
+            self.root.get_screen("setup").back()
+        elif current == "replay":
+            self.root.get_screen("replay").leave()
+        else:
+            self.show("home")
 
     def on_stop(self) -> None:
         if self.session is not None:

@@ -64,3 +64,62 @@ def test_resuming_tedoku_then_teeko_shows_no_tedoku_controls(app):  # noqa: F811
     texts = set(buttons(app.root.get_screen("game")))
     assert not texts & {"Rotate", "Flip", "Tap the sheet", "Place here"}, texts
     app.leave_game()
+
+
+def dialogs():
+    from kivy.core.window import Window
+
+    return [w for w in Window.children if type(w).__name__ == "ConfirmDialog"]
+
+
+def press_back():
+    """Escape on a keyboard, the Back key on Android (both are key 27 to Kivy)."""
+    from kivy.core.window import Window
+
+    handled = Window.dispatch("on_keyboard", 27, 0, "", [])
+    testing.pump(3)
+    return handled
+
+
+def test_escape_mid_game_asks_before_leaving(app):  # noqa: F811
+    s = app.start_local_game("teeko", [person("Ann"), person("Bob")], {}, seed=5)
+    testing.pump(2)
+    assert s.send(s.legal[0])
+    assert press_back()  # the app keeps running: the key is taken, not passed on to quit
+    assert app.root.current == "game" and app.session is s
+    [dlg] = dialogs()
+    assert "Leave" in dlg.question
+    testing.tap(dlg.ids.no)  # Stay
+    assert not dialogs() and app.root.current == "game" and not s.closed
+    press_back()
+    testing.tap(dialogs()[0].ids.yes)
+    assert app.root.current == "home" and s.closed
+    rec = app.store.load(s.record["id"])
+    assert not rec["finished"] and len(rec["events"]) == len(s.events)  # kept to resume
+    # on the home screen Back asks before quitting too
+    assert press_back()
+    [dlg] = dialogs()
+    assert "Quit" in dlg.question
+    testing.tap(dlg.ids.no)
+    assert not dialogs()
+
+
+def test_back_from_a_finished_game_and_other_screens_goes_back(app):  # noqa: F811
+    app.show("setup")
+    testing.pump(2)
+    assert press_back() and app.root.current == "home" and not dialogs()
+    s = app.start_local_game("teeko", [person("Ann"), person("Bob")], {}, seed=6)
+    s.send({"type": "resign"})
+    testing.pump(2)
+    assert s.outcome is not None
+    assert press_back() and app.root.current == "home" and not dialogs()
+
+
+def test_you_win_by_name(app):  # noqa: F811
+    s = app.start_local_game("teeko", [person("Ann"), person("You")], {}, seed=7)
+    testing.tap(buttons(app.root.get_screen("game").ids.actions)["Resign"])
+    testing.tap(buttons(app.root.get_screen("game").ids.actions)["Sure? Tap again"])
+    assert s.outcome is not None and s.outcome["winners"] == [1]
+    status = app.root.get_screen("game").status
+    assert status.startswith("You win ") and "wins" not in status, status
+    app.leave_game()

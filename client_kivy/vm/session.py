@@ -168,7 +168,12 @@ def outcome_text(session: Session, outcome: Obj) -> str:
     names = " & ".join(session.player_name(w) for w in winners)
     if len(session.players) == 1:
         return f"Game over ({why})"
-    return f"{names} wins ({why})" if len(winners) == 1 else f"{names} win ({why})"
+    return f"{names} {win_verb(names, len(winners))} ({why})"
+
+
+def win_verb(name: str, count: int = 1) -> str:
+    """ "wins" after one name, "win" after several or after "You" (the default name)."""
+    return "win" if count != 1 or name.strip().lower() == "you" else "wins"
 
 
 class LocalSession(Session):

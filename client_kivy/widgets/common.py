@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior, ToggleButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
+from kivy.uix.modalview import ModalView
 
 # Palette: felt table, wood, brass and ivory.
 FELT = (0.06, 0.24, 0.18, 1)
@@ -60,3 +64,32 @@ class Title(Label):
 
 class Body(Label):
     pass
+
+
+class ConfirmDialog(ModalView):
+    """A question with two answers (Leave / Stay, Delete / Keep...): ``on_yes`` runs only on
+    the first; Back (Escape) or a tap outside means no."""
+
+    question = StringProperty("")
+    detail = StringProperty("")
+    yes_text = StringProperty("Yes")
+    no_text = StringProperty("No")
+
+    def __init__(self, question: str, on_yes: Callable[[], None], yes_text: str = "Yes",
+                 no_text: str = "No", detail: str = "", **kw: Any) -> None:
+        super().__init__(**kw)
+        self.question, self.detail = question, detail
+        self.yes_text, self.no_text = yes_text, no_text
+        self._on_yes = on_yes
+
+    def answer(self, yes: bool) -> None:
+        self.dismiss(animation=False)
+        if yes:
+            self._on_yes()
+
+
+def ask(question: str, on_yes: Callable[[], None], yes_text: str = "Yes", no_text: str = "No",
+        detail: str = "") -> ConfirmDialog:
+    dlg = ConfirmDialog(question, on_yes, yes_text, no_text, detail)
+    dlg.open(animation=False)
+    return dlg
