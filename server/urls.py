@@ -5,3 +5,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("server.games.urls")),
 ]
+
+# Under /api/ every error is the JSON body of docs/protocol.md; pages keep Django's own.
+handler400 = "server.games.views.api_bad_request"
+handler403 = "server.games.views.api_forbidden"
+handler404 = "server.games.views.api_not_found"
+handler500 = "server.games.views.api_server_error"

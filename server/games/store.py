@@ -31,6 +31,7 @@ import core
 from core.api import ALL, IllegalMoveError, OptionsError, dumps
 from core.api import Game as CoreGame
 
+from .inputs import shown, text_ok
 from .models import Game, League, Seat
 
 log = logging.getLogger("server.games")
@@ -471,12 +472,12 @@ def _seat_rows(game: Game, specs: list[Any] | None, n: int) -> tuple[list[Seat],
         if not isinstance(spec, dict):
             raise OptionsError(f"seat {i}: a seat is an object like {{'kind': 'open'}}")
         kind = spec.get("kind", Seat.OPEN)
-        seat = Seat(game=game, number=i, kind=kind)
+        seat = Seat(game=game, number=i, kind=kind if isinstance(kind, str) else "")
         if kind == Seat.OPEN:
             pass
         elif kind == Seat.BOT:
             seat.bot_level = bot_level(game.kind, spec.get("level"))
-            seat.name = str(spec.get("name") or f"Bot ({seat.bot_level})")[:60]
+            seat.name = seat_name(spec.get("name"), f"Bot ({seat.bot_level})", OptionsError)
             seat.claimed = True
         elif kind == Seat.USER:
             user = spec.get("user")
@@ -488,23 +489,36 @@ def _seat_rows(game: Game, specs: list[Any] | None, n: int) -> tuple[list[Seat],
                     else None
                 )
             if user is None:
-                raise OptionsError(f"seat {i}: unknown user {spec.get('username')!r}")
+                raise OptionsError(f"seat {i}: unknown user {shown(spec.get('username'))}")
             seat.user = user
             seat.name = user.get_username()
             seat.claimed = True
         elif kind == Seat.GUEST:
-            name = spec.get("name") or f"Guest {i + 1}"
-            if not isinstance(name, str):
-                raise OptionsError(f"seat {i}: a guest name is a string")
+            name = seat_name(spec.get("name"), f"Guest {i + 1}", OptionsError)
             secret = _secrets.token_urlsafe(16)
-            seat.name = name[:60]
+            seat.name = name
             seat.secret = hash_secret(secret)
             seat.claimed = True
             guest_secrets[i] = secret
         else:
-            raise OptionsError(f"seat {i}: unknown seat kind {kind!r} (open, user, guest, bot)")
+            raise OptionsError(f"seat {i}: unknown seat kind {shown(kind)} (open, user, guest, bot)")
         rows.append(seat)
     return rows, guest_secrets
+
+
+MAX_NAME = 60
+
+
+def seat_name(name: Any, default: str, exc: type[ValueError]) -> str:
+    """A player's or bot's name as stored: a string without control characters, cut to
+    :data:`MAX_NAME`; ``default`` when None or empty. Raises ``exc``."""
+    if name is None or name == "":
+        return default
+    if not isinstance(name, str):
+        raise exc("a name is a string")
+    if not text_ok(name):
+        raise exc("a name must not contain control characters or lone surrogates")
+    return name.strip()[:MAX_NAME] or default
 
 
 def bot_levels(kind: str) -> list[str]:
@@ -521,16 +535,19 @@ def bot_level(kind: str, level: Any) -> str:
     levels = bot_levels(kind)
     if level is None:
         return levels[1] if len(levels) > 1 else levels[0]
-    if isinstance(level, int) and not isinstance(level, bool):
-        return levels[max(0, min(level, len(levels) - 1))]
+    if isinstance(level, int) and not isinstance(level, bool) and 0 <= level < len(levels):
+        return levels[level]
     if isinstance(level, str) and level in levels:
         return level
-    raise OptionsError(f"unknown bot level {level!r} for {kind}; one of {levels}")
+    raise OptionsError(
+        f"unknown bot level {shown(level)} for {kind}: one of {', '.join(levels)}"
+        f" or 0..{len(levels) - 1}"
+    )
 
 
 def _game_kind(kind: Any) -> CoreGame:
     if not isinstance(kind, str) or kind not in core.GAMES:
-        raise OptionsError(f"unknown game kind {kind!r}; one of {sorted(core.GAMES)}")
+        raise OptionsError(f"unknown game kind {shown(kind)}; one of {', '.join(sorted(core.GAMES))}")
     return core.GAMES[kind]
 
 
@@ -538,6 +555,8 @@ def _league(league: Any, kind: str) -> League | None:
     if league is None:
         return None
     if not isinstance(league, League):
+        if not isinstance(league, int) or isinstance(league, bool) or not 0 < league < 2**63:
+            raise OptionsError("league is a league id (a number)")
         league = League.objects.filter(pk=league).first()
         if league is None:
             raise OptionsError("no such league")
@@ -624,7 +643,27 @@ def create_game(
         state = cg.evolve(state, ev)
     game, guest_secrets = _store_game(kind, opts, seats, records, state, league, created_by)
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
+    game.seating = seating(events)  # type: ignore[attr-defined]
     return game
+
+
+def seating(events: list[dict[str, Any]]) -> list[int] | None:
+    """``seating[seat]`` = lobby place, when the start drew for seats (else None)."""
+    for ev in events:
+        if ev["type"] == "draw" and ev.get("seating") is not None:
+            return [int(p) for p in ev["seating"]]
+    return None
+
+
+def table_seat(game: Game, place: Any) -> int:
+    """The table seat of lobby ``place`` in a game just made by :func:`create_game` (the
+    same number unless the start drew for seats). Raises JoinError."""
+    if not isinstance(place, int) or isinstance(place, bool):
+        raise JoinError("seat must be an integer")
+    if not 0 <= place < game.num_seats:
+        raise JoinError(f"no seat {place} at this table")
+    order = getattr(game, "seating", None)
+    return order.index(place) if order and place in order else place
 
 
 def reseat(seats: list[Any] | None, events: list[dict[str, Any]]) -> list[Any] | None:
@@ -714,14 +753,9 @@ def join_seat(
         if authed:
             s.kind, s.user, s.name = Seat.USER, user, user.get_username()
         else:
-            if name is not None and not isinstance(name, str):
-                raise JoinError("name must be a string")
+            guest = seat_name(name, f"Guest {s.number + 1}", JoinError)
             secret = _secrets.token_urlsafe(16)
-            s.kind, s.name, s.secret = (
-                Seat.GUEST,
-                (name or f"Guest {s.number + 1}")[:60],
-                hash_secret(secret),
-            )
+            s.kind, s.name, s.secret = Seat.GUEST, guest, hash_secret(secret)
         s.claimed = True
         s.save()
         if all(x.filled for x in seats):
@@ -752,7 +786,7 @@ def seat_holder_ok(game_id: int, seat: int, user: Any = None, secret: str | None
 def user_for_token(key: Any) -> Any:
     from .models import Token
 
-    if not isinstance(key, str) or not key:
+    if not isinstance(key, str) or not key or len(key) > 128 or not text_ok(key):
         return None
     t = Token.objects.select_related("user").filter(key=key).first()
     return t.user if t is not None and t.user.is_active else None

@@ -1,6 +1,21 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from . import views
+
+
+class IdConverter:
+    """A database id: 1 to 18 digits (a bigint; longer numbers are no game: 404)."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(IdConverter, "id")
 
 urlpatterns = [
     path("", views.home),
@@ -10,13 +25,13 @@ urlpatterns = [
     path("api/me/", views.me),
     path("api/kinds/", views.kinds),
     path("api/games/", views.games),
-    path("api/games/<int:game_id>/", views.game_detail),
-    path("api/games/<int:game_id>/join/", views.join),
-    path("api/games/<int:game_id>/state/", views.state),
-    path("api/games/<int:game_id>/log/", views.export_log),
-    path("api/games/<int:game_id>/verify/", views.verify),
+    path("api/games/<id:game_id>/", views.game_detail),
+    path("api/games/<id:game_id>/join/", views.join),
+    path("api/games/<id:game_id>/state/", views.state),
+    path("api/games/<id:game_id>/log/", views.export_log),
+    path("api/games/<id:game_id>/verify/", views.verify),
     path("api/codes/<str:code>/", views.game_by_code),
     path("api/join/", views.join_by_code),
     path("api/leagues/", views.league_list),
-    path("api/leagues/<int:league_id>/", views.league_detail),
+    path("api/leagues/<id:league_id>/", views.league_detail),
 ]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.contrib.auth import authenticate
-from django.db import connection
+from django.core.exceptions import RequestDataTooBig
+from django.db import connection, transaction
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
@@ -19,9 +20,14 @@ import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
 from . import leagues, store
+from .inputs import BadInput, loads, shown, text_ok
+from .inputs import reason as safe_reason
 from .models import Event, Game, League, Token
 
+log = logging.getLogger("server.games")
+
 MAX_BODY = 1 << 20
+MAX_CODE = 16
 
 
 class ApiError(Exception):
@@ -31,7 +37,7 @@ class ApiError(Exception):
 
 
 def error(status: int, code: str, reason: str) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "reason": reason}}, status=status)
+    return JsonResponse({"error": {"code": code, "reason": safe_reason(reason)}}, status=status)
 
 
 def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -41,15 +47,20 @@ def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[...
         def view(request: HttpRequest, *args: Any, **kw: Any) -> HttpResponse:
             if request.method not in methods:
                 return error(405, "method_not_allowed", f"use {' or '.join(methods)}")
-            request.api_user = token_user(request)  # type: ignore[attr-defined]
             try:
+                request.api_user = token_user(request)  # type: ignore[attr-defined]
                 out = fn(request, *args, **kw)
             except ApiError as exc:
                 return error(exc.status, exc.code, exc.reason)
+            except BadInput as exc:
+                return error(400, "malformed", exc.reason)
             except store.NotFound as exc:
                 return error(404, "not_found", str(exc))
             except (OptionsError, store.JoinError) as exc:
                 return error(400, "bad_request", str(exc))
+            except Exception:
+                log.exception("%s %s failed", request.method, request.path)
+                return error(500, "server_error", "the server could not handle this request")
             if isinstance(out, HttpResponseBase):
                 return out
             status = 201 if request.method == "POST" and fn.__name__ in ("games", "create") else 200
@@ -68,14 +79,15 @@ def token_user(request: HttpRequest) -> Any:
 
 
 def body(request: HttpRequest) -> dict[str, Any]:
-    if len(request.body) > MAX_BODY:
-        raise ApiError(413, "too_large", "request body too large")
-    if not request.body:
-        return {}
     try:
-        data = json.loads(request.body)
-    except ValueError:
-        raise ApiError(400, "malformed", "the body is not JSON") from None
+        raw = request.body
+    except RequestDataTooBig:
+        raise ApiError(413, "too_large", "request body too large") from None
+    if len(raw) > MAX_BODY:
+        raise ApiError(413, "too_large", "request body too large")
+    if not raw:
+        return {}
+    data = loads(raw)  # BadInput: 400 malformed
     if not isinstance(data, dict):
         raise ApiError(400, "malformed", "the body is a JSON object")
     return data
@@ -131,6 +143,8 @@ def viewer_of(request: HttpRequest, g: Game) -> int:
         n = int(seat)
     except ValueError:
         raise ApiError(400, "malformed", "seat must be an integer") from None
+    if not 0 <= n < g.num_seats:
+        raise ApiError(400, "bad_request", f"seat is 0..{g.num_seats - 1} at this table")
     secret = request.headers.get("X-Seat-Secret") or request.GET.get("secret")
     if not store.seat_holder_ok(g.pk, n, user=request.api_user, secret=secret):  # type: ignore[attr-defined]
         raise ApiError(403, "forbidden", f"these credentials do not hold seat {n}")
@@ -143,7 +157,10 @@ def viewer_of(request: HttpRequest, g: Game) -> int:
 @api(("POST",))
 def login(request: HttpRequest) -> Any:
     data = body(request)
-    user = authenticate(request, username=data.get("username"), password=data.get("password"))
+    username, password = data.get("username"), data.get("password")
+    if not isinstance(username, str) or not isinstance(password, str):
+        raise ApiError(400, "malformed", "username and password are strings")
+    user = authenticate(request, username=username, password=password)
     if user is None or not user.is_active:
         raise ApiError(401, "bad_credentials", "wrong username or password")
     token = Token.objects.create(key=Token.new_key(), user=user)
@@ -194,10 +211,14 @@ def games(request: HttpRequest) -> Any:
         if status not in (Game.OPEN, Game.LIVE, Game.FINISHED):
             raise ApiError(400, "malformed", "status is open, live or finished")
         qs = qs.filter(status=status)
-    if request.GET.get("kind"):
-        qs = qs.filter(kind=request.GET["kind"])
-    if request.GET.get("league"):
-        qs = qs.filter(league_id=request.GET["league"])
+    kind = request.GET.get("kind")
+    if kind:
+        if kind not in core.GAMES:
+            raise ApiError(400, "malformed", f"kind is one of {', '.join(sorted(core.GAMES))}")
+        qs = qs.filter(kind=kind)
+    league = request.GET.get("league")
+    if league:
+        qs = qs.filter(league_id=query_id(league, "league"))
     try:
         limit = max(1, min(int(request.GET.get("limit", "50")), 500))
     except ValueError:
@@ -205,6 +226,13 @@ def games(request: HttpRequest) -> Any:
     rows = list(qs.order_by("-id")[:limit])
     seqs = last_seqs(rows)
     return {"games": [game_json(g, seqs.get(g.pk, 0)) for g in rows]}
+
+
+def query_id(raw: str, what: str) -> int:
+    """A database id given in a query string."""
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
+        raise ApiError(400, "malformed", f"{what} is a number")
+    return int(raw)
 
 
 def last_seqs(games_: list[Game]) -> dict[int, int]:
@@ -218,25 +246,39 @@ def last_seqs(games_: list[Game]) -> dict[int, int]:
 
 
 def create(request: HttpRequest) -> Any:
+    """Create (and join) in one transaction: a refused join or any failure leaves no game.
+    ``join.seat`` is a place in the lobby (the order of ``seats``): where a start draws for
+    seats (Teka's ``draw_for_partners``) the joiner takes that place before the draw and
+    ``joined.seat`` is the table seat the draw gave it."""
     data = body(request)
     user = request.api_user  # type: ignore[attr-defined]
-    game = store.create_game(
-        data.get("kind"),
-        data.get("options") or {},
-        data.get("seats"),
-        league=data.get("league"),
-        created_by=user,
-    )
-    out = game_json(get_game(game.pk))
-    out["guest_secrets"] = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
     join = data.get("join")
-    if join is not None:
-        if not isinstance(join, dict):
-            raise ApiError(400, "malformed", "join is an object like {'seat': 0, 'name': 'Ann'}")
-        seat, secret = store.join_seat(game.pk, join.get("seat"), user=user, name=join.get("name"))
-        out["joined"] = {"seat": seat, "secret": secret}
-        out["seats"] = game_json(get_game(game.pk))["seats"]
-        out["status"] = get_game(game.pk).status
+    if join is not None and not isinstance(join, dict):
+        raise ApiError(400, "malformed", "join is an object like {'seat': 0, 'name': 'Ann'}")
+    with transaction.atomic():
+        game = store.create_game(
+            data.get("kind"),
+            data.get("options") or {},
+            data.get("seats"),
+            league=data.get("league"),
+            created_by=user,
+        )
+        guest_secrets = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
+        joined = None
+        if join is not None:
+            place = join.get("seat")
+            seat = store.table_seat(game, place) if place is not None else None
+            try:
+                seat, secret = store.join_seat(game.pk, seat, user=user, name=join.get("name"))
+            except store.JoinError as exc:
+                if place is not None and seat != place:  # say it in the caller's numbers
+                    raise store.JoinError(str(exc).replace(f"seat {seat}", f"seat {place}")) from None
+                raise
+            joined = {"seat": seat, "secret": secret}
+        out = game_json(get_game(game.pk))
+    out["guest_secrets"] = guest_secrets
+    if joined is not None:
+        out["joined"] = joined
     return out
 
 
@@ -247,10 +289,16 @@ def game_detail(request: HttpRequest, game_id: int) -> Any:
 
 @api(("GET",))
 def game_by_code(request: HttpRequest, code: str) -> Any:
-    g = Game.objects.filter(code=code.upper()).first()
+    return game_json(by_code(code))
+
+
+def by_code(code: Any) -> Game:
+    """The game with this join code (case-insensitive); NotFound for anything else."""
+    ok = isinstance(code, str) and 0 < len(code) <= MAX_CODE and code.isalnum() and code.isascii()
+    g = Game.objects.filter(code=code.upper()).first() if ok else None
     if g is None:
-        raise store.NotFound(f"no game with code {code}")
-    return game_json(g)
+        raise store.NotFound(f"no game with code {shown(code, MAX_CODE)}")
+    return g
 
 
 def _join(request: HttpRequest, game_id: int) -> Any:
@@ -271,12 +319,7 @@ def join(request: HttpRequest, game_id: int) -> Any:
 
 @api(("POST",))
 def join_by_code(request: HttpRequest) -> Any:
-    data = body(request)
-    code = data.get("code")
-    g = Game.objects.filter(code=str(code).upper()).first() if isinstance(code, str) else None
-    if g is None:
-        raise store.NotFound(f"no game with code {code!r}")
-    return _join(request, g.pk)
+    return _join(request, by_code(body(request).get("code")).pk)
 
 
 @api(("GET",))
@@ -288,6 +331,10 @@ def state(request: HttpRequest, game_id: int) -> Any:
         seq = int(raw) if raw not in (None, "") else None
     except ValueError:
         raise ApiError(400, "malformed", "seq must be an integer") from None
+    if seq is not None:
+        head = store.entry(game_id, fresh=True).seq
+        if not 0 <= seq <= head:
+            raise ApiError(400, "bad_request", f"seq is 0..{head} for this game (its log so far)")
     e, at, st = store.state_at(game_id, seq)
     out = {"game": game_id, "kind": g.kind, "seq": at, "head": e.seq, "viewer": viewer}
     out.update(store.viewer_view(e, st, viewer))
@@ -425,6 +472,48 @@ def home(request: HttpRequest) -> HttpResponse:
         "core": "compiled" if core.COMPILED else "pure Python",
     }
     return render(request, "games/home.html", context)
+
+
+def api_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler404: the JSON error under /api/ (and /healthz), Django's page elsewhere."""
+    if is_api(request):
+        return error(404, "not_found", "no such endpoint (see docs/protocol.md)")
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception or Exception())
+
+
+def api_bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400 (Django refused the request itself, e.g. a body over its size limit)."""
+    if is_api(request):
+        if isinstance(exception, RequestDataTooBig):
+            return error(413, "too_large", "request body too large")
+        return error(400, "malformed", "the request could not be read")
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception or Exception())
+
+
+def api_forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler403."""
+    if is_api(request):
+        return error(403, "forbidden", "forbidden")
+    from django.views.defaults import permission_denied
+
+    return permission_denied(request, exception or Exception())
+
+
+def api_server_error(request: HttpRequest) -> HttpResponse:
+    """handler500: an exception outside the API views' own handling."""
+    if is_api(request):
+        return error(500, "server_error", "the server could not handle this request")
+    from django.views.defaults import server_error
+
+    return server_error(request)
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(("/api/", "/healthz"))
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
