@@ -15,7 +15,17 @@
   (set for the children of a pytest run, which share its server).
 
 The database name is ``gamenight`` (``GAMENIGHT_DB_NAME`` overrides); it is created on the
-embedded server when missing. Under pytest the test database is ``test_gamenight_<pid>`` so
+embedded server when missing.
+
+Two database roles (docs/deploy.md, "Database roles"): the *owner* owns the tables and runs
+the migrations; the *app* role, which daphne uses, may only INSERT and SELECT the event log
+(:mod:`server.games.grants` gives its rights after every ``migrate``). ``GAMENIGHT_DB_ROLE``
+says which one a process uses: ``owner`` for ``server.run``'s set-up and under pytest (which
+creates and migrates the test database), else ``app``. On the embedded server they are the
+roles ``gamenight_owner`` and ``gamenight_app`` (created at the first start; a data directory
+from before is handed over to ``gamenight_owner`` then). With ``DATABASE_URL``, the owner uses
+``DATABASE_OWNER_URL`` when it is set (then the user of ``DATABASE_URL`` is the app role),
+else ``DATABASE_URL`` for both. Under pytest the test database is ``test_gamenight_<pid>`` so
 that several test runs can share the embedded server (leftovers of dead runs are dropped).
 
 ``channel_layer_settings()`` gives ``CHANNEL_LAYERS``: Redis
@@ -36,6 +46,11 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 DEFAULT_DB_NAME = "gamenight"
+OWNER_ROLE = "gamenight_owner"
+"""Embedded server: owns the database and its tables, runs the migrations (not a superuser)."""
+APP_ROLE = "gamenight_app"
+"""Embedded server: the role daphne uses (INSERT and SELECT on the event log, see grants)."""
+ROLES_VERSION = "1"
 CONN_MAX_AGE = 600
 """Seconds a connection is kept open for reuse (health-checked before reuse)."""
 
@@ -90,11 +105,39 @@ def _settings(*, name: str, user: str, password: str, host: str, port: str,
     }
 
 
+def db_role() -> str:
+    """``owner`` or ``app``: ``GAMENIGHT_DB_ROLE``, else ``owner`` under pytest, else ``app``."""
+    role = os.environ.get("GAMENIGHT_DB_ROLE", "").strip().lower()
+    if role in ("owner", "app"):
+        return role
+    if role:
+        raise ValueError(f"GAMENIGHT_DB_ROLE must be owner or app, not {role!r}")
+    return "owner" if _under_pytest() else "app"
+
+
+def app_credentials() -> tuple[str, str] | None:
+    """(user, password) of the restricted role the server runs as, None when there is no
+    separate one (``DATABASE_URL`` without ``DATABASE_OWNER_URL``)."""
+    url = os.environ.get("DATABASE_URL", "").strip()
+    if not url:
+        return APP_ROLE, ""
+    owner_url = os.environ.get("DATABASE_OWNER_URL", "").strip()
+    if not owner_url:
+        return None
+    app, owner = parse_database_url(url), parse_database_url(owner_url)
+    if not app["USER"] or app["USER"] == owner["USER"]:
+        return None
+    return app["USER"], app["PASSWORD"]
+
+
 def database_settings(base_dir: Path) -> dict[str, Any]:
-    """DATABASES["default"]: from ``DATABASE_URL``, else the embedded server (started if needed)."""
+    """DATABASES["default"]: from ``DATABASE_URL`` (``DATABASE_OWNER_URL`` for the owner),
+    else the embedded server (started if needed), as the role :func:`db_role` says."""
+    role = db_role()
     url = os.environ.get("DATABASE_URL", "").strip()
     if url:
-        return parse_database_url(url)
+        owner_url = os.environ.get("DATABASE_OWNER_URL", "").strip()
+        return parse_database_url(owner_url if role == "owner" and owner_url else url)
     pgdata = pgdata_dir(base_dir)
     info = ensure_embedded(pgdata)
     name = os.environ.get("GAMENIGHT_DB_NAME", "") or DEFAULT_DB_NAME
@@ -109,13 +152,13 @@ def database_settings(base_dir: Path) -> dict[str, Any]:
         test_name = f"test_{name}_{os.getpid()}"
         with contextlib.suppress(Exception):
             drop_stale_test_databases(info["host"], info["port"], name)
-    marker = pgdata / f".gamenight-db-{name}"
+    marker = pgdata / f".gamenight-db-{name}-roles{ROLES_VERSION}"
     if not marker.exists():
         with _file_lock(pgdata.parent / f".{pgdata.name}.lock"):
             ensure_database(info["host"], info["port"], name)
             marker.write_text(str(info["pid"]))
-    db = _settings(name=name, user="postgres", password="", host=info["host"],
-                   port=str(info["port"]))
+    db = _settings(name=name, user=OWNER_ROLE if role == "owner" else APP_ROLE, password="",
+                   host=info["host"], port=str(info["port"]))
     db["TEST"] = {"NAME": test_name}
     return db
 
@@ -342,7 +385,9 @@ def stop_embedded(pgdata: Path, timeout: float = 30.0) -> bool:
 
 
 def ensure_database(host: str, port: int | str, name: str) -> None:
-    """Create database ``name`` on the embedded server when it does not exist yet."""
+    """Create the roles and database ``name`` on the embedded server when missing; the
+    database and everything in it belong to :data:`OWNER_ROLE` (a database made before the
+    roles existed is handed over)."""
     import psycopg
     from psycopg import sql
 
@@ -351,14 +396,56 @@ def ensure_database(host: str, port: int | str, name: str) -> None:
     for attempt in range(50):
         try:
             with psycopg.connect(**params, autocommit=True) as conn:
+                ensure_roles(conn)
                 row = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
                                    (name,)).fetchone()
                 if row is None:
                     with contextlib.suppress(psycopg.errors.DuplicateDatabase,
                                              psycopg.errors.UniqueViolation):
-                        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-            return
+                        conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                            sql.Identifier(name), sql.Identifier(OWNER_ROLE)))
+            break
         except psycopg.OperationalError:
             if attempt == 49:
                 raise
             time.sleep(0.1)
+    with psycopg.connect(**{**params, "dbname": name}, autocommit=True) as conn:
+        hand_over(conn, name)
+
+
+def ensure_roles(conn: Any) -> None:
+    """(as the superuser) :data:`OWNER_ROLE` (may create databases: pytest makes its test
+    databases) and :data:`APP_ROLE`, both able to log in, neither a superuser."""
+    from psycopg import sql
+
+    for role, extra in ((OWNER_ROLE, "CREATEDB"), (APP_ROLE, "NOCREATEDB")):
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is None:
+            with contextlib.suppress(Exception):
+                conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEROLE " + extra)
+                             .format(sql.Identifier(role)))
+
+
+def hand_over(conn: Any, name: str) -> None:
+    """(as the superuser, connected to database ``name``) make :data:`OWNER_ROLE` the owner of
+    the database and of every table, view, sequence and function of its ``public`` schema
+    (tables made by an earlier version belong to ``postgres``). Sequences of a table follow it."""
+    from psycopg import sql
+
+    owner = sql.Identifier(OWNER_ROLE)
+    conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(name), owner))
+    rels = conn.execute(
+        "SELECT c.relname, c.relkind FROM pg_class c"
+        " WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r','p','v','m','S')"
+        " AND c.relowner <> %s::regrole"
+        " AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = c.oid"
+        "                 AND d.classid = 'pg_class'::regclass AND d.deptype IN ('a','i'))",
+        (OWNER_ROLE,)).fetchall()
+    kinds = {"r": "TABLE", "p": "TABLE", "v": "VIEW", "m": "MATERIALIZED VIEW", "S": "SEQUENCE"}
+    for relname, relkind in rels:
+        conn.execute(sql.SQL("ALTER {} public.{} OWNER TO {}").format(
+            sql.SQL(kinds[relkind]), sql.Identifier(relname), owner))
+    for (signature,) in conn.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc p"
+        " WHERE p.pronamespace = 'public'::regnamespace AND p.proowner <> %s::regrole",
+        (OWNER_ROLE,)).fetchall():
+        conn.execute(sql.SQL("ALTER FUNCTION {} OWNER TO {}").format(sql.SQL(signature), owner))

@@ -75,6 +75,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def setup_django(args: argparse.Namespace) -> dict[str, Any]:
     """Migrate, admin, demo data, static files. Returns what the banner needs."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+    # Set-up runs as the tables' owner (migrations); daphne as the app role (see main).
+    os.environ["GAMENIGHT_DB_ROLE"] = "owner"
     t0 = time.perf_counter()
     import django
 
@@ -99,6 +101,14 @@ def setup_django(args: argparse.Namespace) -> dict[str, Any]:
     if not args.no_migrate:
         call_command("migrate", interactive=False, verbosity=0)
         say("database migrated")
+    from server.games.grants import app_role
+
+    role = app_role()
+    if role:
+        say(f"daphne's database role: {role} (INSERT and SELECT on the event log)")
+    else:
+        say("daphne's database role owns the tables (set DATABASE_OWNER_URL for a restricted "
+            "role, see docs/deploy.md)")
 
     from server.ops.admin_account import ensure_admin, password_file
 
@@ -217,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         info = setup_django(args)
         env = dict(os.environ)
         env.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+        env["GAMENIGHT_DB_ROLE"] = "app"
         # Children reuse this process's embedded server; make sure they find the same one.
         if info["embedded"]:
             from django.conf import settings

@@ -16,6 +16,33 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+TRUNCATE_GUARDS = {
+    "games_event": "games_event_no_truncate",
+    "games_chainhead": "games_chainhead_no_truncate",
+}
+"""Triggers refusing TRUNCATE (migration 0003), set aside while the tests flush the database."""
+
+
+def pytest_configure(config: Any) -> None:
+    """Between transactional tests pytest-django empties every table with one TRUNCATE (as
+    the tables' owner, inside one transaction): the triggers that refuse TRUNCATE of the
+    event log and of the chain heads are disabled for that transaction only."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    flush = DatabaseOperations.execute_sql_flush
+    if getattr(flush, "gamenight_guarded", False):
+        return
+
+    def execute_sql_flush(self: Any, sql_list: list[str]) -> None:
+        guards = [(t, g) for t, g in TRUNCATE_GUARDS.items()
+                  if any(f'"{t}"' in stmt for stmt in sql_list)]
+        pre = [f"ALTER TABLE {t} DISABLE TRIGGER {g}" for t, g in guards]
+        post = [f"ALTER TABLE {t} ENABLE TRIGGER {g}" for t, g in guards]
+        flush(self, [*pre, *sql_list, *post])
+
+    execute_sql_flush.gamenight_guarded = True  # type: ignore[attr-defined]
+    DatabaseOperations.execute_sql_flush = execute_sql_flush  # type: ignore[method-assign]
+
 
 @pytest.fixture
 def server_runtime(settings: Any) -> Iterator[Any]:
@@ -79,11 +106,17 @@ def start_daphne(
     tmp_path: Path, name: str = "daphne", extra_env: dict[str, str] | None = None
 ) -> Daphne:
     """daphne as a real process on a free port, on the *test* database (passed in
-    GAMENIGHT_DB_JSON). Bots think in its process pool."""
+    GAMENIGHT_DB_JSON) as the restricted app role, like a real server (the tests themselves
+    connect as the tables' owner). Bots think in its process pool."""
     from django.db import connection
+
+    from server import dbconfig
 
     sd = connection.settings_dict
     db = {k: sd[k] for k in ("NAME", "USER", "PASSWORD", "HOST", "PORT")}
+    app = dbconfig.app_credentials()
+    if app is not None:
+        db["USER"], db["PASSWORD"] = app
     db["OPTIONS"] = {
         k: v for k, v in (sd.get("OPTIONS") or {}).items() if isinstance(v, (str, int))
     }

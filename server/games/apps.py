@@ -8,6 +8,10 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import runtime
+        from django.db.models.signals import post_migrate
+
+        from . import grants, runtime
 
         runtime.install()
+        post_migrate.connect(grants.on_post_migrate, sender=self,
+                             dispatch_uid="games.grant_app_role")

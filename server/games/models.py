@@ -1,8 +1,10 @@
 """Games, seats, the append-only event log, tokens and leagues.
 
 The event log is the truth: a game's state is ``fold(evolve, events)``. Rows of
-``games_event`` are never updated or deleted (a trigger refuses it, see migration 0002), and
-each row's ``hash`` chains it to the previous one (see :mod:`server.games.chain`).
+``games_event`` are never updated, deleted or truncated (triggers refuse it, see migrations
+0002 and 0003; the server's role may only INSERT and SELECT them, see :mod:`.grants`), each
+row's ``hash`` chains it to the previous one, and :class:`ChainHead` keeps each game's last
+hash and event count outside the event table (see ``store.verify_chain``).
 """
 
 from __future__ import annotations
@@ -119,6 +121,22 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.game_id} #{self.seq} {self.type}"
+
+
+class ChainHead(models.Model):
+    """Each game's chain head, kept outside the event table: the number of events and the hash
+    of the last one. Written only by a trigger of the table owner on each event INSERT
+    (migration 0003); the server's role may only read it. ``verify_chain`` compares it with
+    the log, so a deleted last event or a rewritten history is seen."""
+
+    game = models.OneToOneField(
+        Game, primary_key=True, on_delete=models.DO_NOTHING, related_name="chain_head"
+    )
+    events = models.PositiveIntegerField()
+    head = models.CharField(max_length=64)
+
+    def __str__(self) -> str:
+        return f"game {self.game_id}: {self.events} events, head {self.head[:12]}"
 
 
 class Token(models.Model):

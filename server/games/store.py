@@ -88,18 +88,26 @@ class ChainReport:
     events: int
     bad_seq: int | None = None
     reason: str = ""
+    head: str | None = None
+    """The hash of the last event (None for a game without events)."""
+    hashes: list[str] = field(default_factory=list, repr=False)
+    """Every event's hash, seq 1 first (for checks against an export)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "events": self.events,
+            "head": self.head,
             "bad_seq": self.bad_seq,
             "reason": self.reason,
         }
 
 
 def verify_chain(game_id: int) -> ChainReport:
-    """Recompute a game's hash chain from the database rows (never from the cache)."""
+    """Recompute a game's hash chain from the database rows (never from the cache), and
+    compare its end with the game's chain head (``games_chainhead``, kept by a trigger on
+    each INSERT): a deleted last event or a history rewritten with recomputed hashes no
+    longer ends at the recorded head."""
     with connection.cursor() as cur:
         cur.execute(
             "SELECT seq, seat, type, payload::text, hash FROM games_event "
@@ -107,18 +115,39 @@ def verify_chain(game_id: int) -> ChainReport:
             [game_id],
         )
         rows = cur.fetchall()
+        cur.execute("SELECT events, head FROM games_chainhead WHERE game_id = %s", [game_id])
+        recorded = cur.fetchone()
     prev = GENESIS
+    hashes: list[str] = []
+    n = len(rows)
+    last = rows[-1][4] if rows else None
     for i, (seq, seat, typ, payload, h) in enumerate(rows, start=1):
         if seq != i:
-            return ChainReport(False, len(rows), i, f"sequence gap: expected {i}, found {seq}")
+            return ChainReport(False, n, i, f"sequence gap: expected {i}, found {seq}", last)
         event = json.loads(payload)
         if event.get("type") != typ:
-            return ChainReport(False, len(rows), seq, "type column differs from the payload")
+            return ChainReport(False, n, seq, "type column differs from the payload", last)
         want = chain_hash(prev, seq, seat, event)
         if not hmac.compare_digest(want, h):
-            return ChainReport(False, len(rows), seq, "hash mismatch: event or chain edited")
+            return ChainReport(False, n, seq, "hash mismatch: event or chain edited", last)
+        hashes.append(h)
         prev = h
-    return ChainReport(True, len(rows))
+    if recorded is None:
+        if rows:
+            return ChainReport(False, n, 1, "no chain head recorded for this game", last)
+        return ChainReport(True, 0)
+    head_events, head = int(recorded[0]), str(recorded[1])
+    if head_events != n:
+        return ChainReport(
+            False, n, min(head_events, n) + 1,
+            f"the chain head records {head_events} events, the log has {n}", last,
+        )
+    if not hmac.compare_digest(head, last or ""):
+        return ChainReport(
+            False, n, n, "the last event's hash differs from the recorded chain head "
+            "(history rewritten)", last,
+        )
+    return ChainReport(True, n, head=last, hashes=hashes)
 
 
 # --------------------------------------------------------------------------- cache

@@ -322,6 +322,7 @@ class LocalServer:
 
     def __enter__(self) -> str:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+        os.environ["GAMENIGHT_DB_ROLE"] = "owner"  # migrate here; daphne runs as the app role
         if not os.environ.get("DATABASE_URL"):
             os.environ["GAMENIGHT_DB_NAME"] = self.db_name
         import django
@@ -336,6 +337,7 @@ class LocalServer:
         call_command("migrate", interactive=False, verbosity=0)
         connections.close_all()
         env = dict(os.environ)
+        env["GAMENIGHT_DB_ROLE"] = "app"
         if not os.environ.get("DATABASE_URL"):
             env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(Path(settings.BASE_DIR)))
         port = free_port()
@@ -498,6 +500,7 @@ def replay_bench(n_events: int = 10_000, repeat: int = 5, db: bool = True) -> di
     out["core_fold_s"] = min(times)
     if db:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+        os.environ.setdefault("GAMENIGHT_DB_ROLE", "owner")  # migrates
         if not os.environ.get("DATABASE_URL"):
             os.environ.setdefault("GAMENIGHT_DB_NAME", "gamenight_bench")
         import django
