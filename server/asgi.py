@@ -24,6 +24,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from server.games.routing import websocket_urlpatterns  # noqa: E402
 from server.games.runtime import HUB  # noqa: E402
 
+try:  # under daphne: oversize frames and close codes as docs/protocol.md says
+    from server import wsproto  # noqa: E402
+
+    wsproto.install()
+except ImportError:  # another ASGI server
+    pass
+
 router = ProtocolTypeRouter(
     {
         "http": django_app,

@@ -22,6 +22,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from core.api import ALL, SPECTATOR, IllegalMoveError
 
 from . import runtime, store
+from .inputs import BadInput, loads, shown
+from .inputs import reason as safe_reason
 from .runtime import HUB, SHARDS, Frame
 
 log = logging.getLogger("server.games")
@@ -147,7 +149,19 @@ class DaphneWire:
 
 
 def _err(code: str, reason: str, **extra: Any) -> str:
-    return json.dumps({"type": "error", "code": code, "reason": reason, **extra})
+    return json.dumps({"type": "error", "code": code, "reason": safe_reason(reason), **extra})
+
+
+def too_large_frame(limit: int) -> str:
+    """The ``error`` frame for a client frame over ``limit`` bytes (the socket then closes
+    with 1009); sent by this consumer or, under daphne, by :mod:`server.wsproto` before
+    the frame is even read."""
+    return _err("too_large", f"frames are limited to {limit} bytes")
+
+
+def frame_bytes(text: str, limit: int) -> int:
+    """The UTF-8 size of ``text`` when it may be over ``limit``, else its length."""
+    return len(text.encode("utf-8", "surrogatepass")) if 4 * len(text) > limit else len(text)
 
 
 def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any) -> dict[str, Any]:
@@ -163,7 +177,7 @@ def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any) -> dict[str, A
         return {"error": ("not_found", f"no game {game_id}")}
     if seat is not None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < g["num_seats"]:
-            return {"error": ("wrong_seat", f"no seat {seat!r} at this table")}
+            return {"error": ("wrong_seat", f"no seat {shown(seat)} at this table")}
         user = store.user_for_token(token) if token else None
         if not store.seat_holder_ok(game_id, seat, user=user, secret=secret):
             return {"error": ("forbidden", f"these credentials do not hold seat {seat}")}
@@ -331,8 +345,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             if text_data is None:
                 self.push_text(_err("malformed", "binary frames are not supported; send JSON text"))
                 return
-            if len(text_data) > self.max_frame:
-                self.push_text(_err("too_large", f"frames are limited to {self.max_frame} bytes"))
+            if frame_bytes(text_data, self.max_frame) > self.max_frame:
+                self.push_text(too_large_frame(self.max_frame))
                 await asyncio.sleep(0)
                 self.outbox.put_nowait(None)
                 if self.writer is not None:
@@ -340,9 +354,9 @@ class GameConsumer(AsyncWebsocketConsumer):
                 await self.close(code=1009)
                 return
             try:
-                msg = json.loads(text_data)
-            except ValueError:
-                self.push_text(_err("malformed", "not JSON"))
+                msg = loads(text_data)
+            except BadInput as exc:
+                self.push_text(_err("malformed", exc.reason))
                 return
             if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
                 self.push_text(_err("malformed", "a message is a JSON object with a string 'type'"))
@@ -361,7 +375,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                     else _err("not_joined", "say hello first")
                 )
             else:
-                self.push_text(_err("malformed", f"unknown message type {kind!r}"))
+                self.push_text(_err("malformed", f"unknown message type {shown(kind)}"))
         except Exception:
             log.exception("error handling a frame in game %s", self.game_id)
             self.push_text(_err("server_error", "the server could not handle that message"))
@@ -448,7 +462,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.push_text(
                 _err(
                     "wrong_seat",
-                    f"this connection holds seat {self.seat}, not {msg['seat']!r}",
+                    f"this connection holds seat {self.seat}, not {shown(msg['seat'])}",
                     ref=ref,
                 )
             )
@@ -461,7 +475,9 @@ class GameConsumer(AsyncWebsocketConsumer):
                 self.game_id, self.seat, msg["command"], msg.get("expected_seq")
             )
         except IllegalMoveError as exc:
-            self.push_text(json.dumps({"type": "error", **exc.to_json(), "ref": ref}))
+            err = exc.to_json()
+            err["reason"] = safe_reason(err.get("reason", ""))
+            self.push_text(json.dumps({"type": "error", **err, "ref": ref}))
             return
         if ref is not None:
             self.push_text(json.dumps({"type": "ok", "ref": ref, "seq": result.seq}))

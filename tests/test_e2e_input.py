@@ -1,0 +1,108 @@
+"""Bad input against daphne as a real process on the test PostgreSQL: oversize frames at
+every size, junk frames, JSON errors over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+import websockets
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+
+
+def http(server: Any, method: str, path: str, data: bytes | None = None) -> tuple[int, str, bytes]:
+    req = urllib.request.Request(
+        server.http + path, method=method, data=data, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.headers.get("Content-Type", ""), err.read()
+
+
+def new_game(server: Any) -> int:
+    status, _ctype, body = http(server, "POST", "/api/games/", b'{"kind": "teeko"}')
+    assert status == 201, body
+    return int(json.loads(body)["id"])
+
+
+async def test_oversize_frames_get_too_large_then_close_1009_at_any_size(daphne_server):
+    gid = new_game(daphne_server)
+    url = f"{daphne_server.ws}/ws/games/{gid}/"
+    # a frame of exactly 64 KiB is still read (and answered)
+    async with websockets.connect(url, max_size=None) as ws:
+        pad = 65536 - len(json.dumps({"type": "ping", "ref": ""}))
+        frame = json.dumps({"type": "ping", "ref": "x" * pad})
+        assert len(frame.encode()) == 65536
+        await ws.send(frame)
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "pong"
+    for size in (65537, 100_000, 500_000, 1 << 20, (1 << 20) + 1, 3 << 20):
+        async with websockets.connect(url, max_size=None) as ws:
+            await ws.send(json.dumps({"type": "hello"}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+            await ws.send('{"type": "ping", "ref": "' + "y" * (size - 27) + '"}')
+            frames = []
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                while True:
+                    frames.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+            errors = [f for f in frames if f["type"] == "error"]
+            assert [f["code"] for f in errors] == ["too_large"], (size, frames)
+            assert frames[-1] == errors[0], size  # the last frame before the close
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009, size
+        # a multi-byte frame counts its bytes, not its characters
+    async with websockets.connect(url, max_size=None) as ws:
+        await ws.send('{"type": "ping", "ref": "' + "\u00e9" * 40000 + '"}')  # 80 kB
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["code"] == "too_large"
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 10)
+        assert closed.value.rcvd.code == 1009
+    assert daphne_server.proc.poll() is None
+    # and the server goes on
+    async with websockets.connect(url) as ws:
+        await ws.send(json.dumps({"type": "ping", "ref": 1}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10)) == {"type": "pong", "ref": 1}
+
+
+async def test_junk_frames_get_malformed_and_the_connection_goes_on(daphne_server):
+    gid = new_game(daphne_server)
+    async with websockets.connect(f"{daphne_server.ws}/ws/games/{gid}/") as ws:
+        junk = [
+            "[" * 20000 + "]" * 20000,
+            '{"type": "hello", "x": ' + "[" * 40 + "]" * 40 + "}",
+            '{"type": "hello", "token": "a\\u0000b"}',
+            '{"type": "hello", "secret": "\\ud800", "seat": 0}',
+            '{"type": "ping", "ref": NaN}',
+            '{"type": "ping", "ref": 1e999}',
+            '{"type": "ping", "ref": ' + "7" * 5000 + "}",
+            json.dumps({"type": "Q" * 5000 + "\x07"}),
+        ]
+        for text in junk:
+            await ws.send(text)
+            answer = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert answer["type"] == "error" and answer["code"] == "malformed", (text[:50], answer)
+            assert len(answer["reason"]) <= 200 and "Q" * 50 not in answer["reason"]
+            assert "\x07" not in answer["reason"]
+        await ws.send(json.dumps({"type": "hello"}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+
+
+async def test_http_errors_are_json_over_daphne(daphne_server):
+    for method, path, data in (
+        ("GET", "/api/nothing/", None),
+        ("GET", "/api/games/abc/", None),
+        ("GET", "/api/codes/%00/", None),
+        ("GET", "/api/games/?league=x", None),
+        ("POST", "/api/games/", b'{"kind": "teeko", "league": "x"}'),
+        ("POST", "/api/games/", b"[" * 20000 + b"]" * 20000),
+        ("POST", "/api/login", b'{"username": ["a"], "password": {}}'),
+        ("POST", "/api/games/", b"x" * (3 << 20)),
+    ):
+        status, ctype, body = http(daphne_server, method, path, data)
+        assert 400 <= status < 500 and ctype.startswith("application/json"), (path, status, body[:200])
+        assert set(json.loads(body)["error"]) == {"code", "reason"}
