@@ -231,3 +231,63 @@ async def play_out(
         assert sent <= max_commands, "game does not end"
         if answer["type"] == "error":
             assert answer["code"] == "stale", answer
+
+
+# --------------------------------------------------------------------------- envelopes
+
+
+def check_record(game: Any, log: list[Any], rec: dict[str, Any], viewer: int) -> None:
+    """A record ``{"seq", "seat", "event"}`` as ``viewer`` got it, against the log's
+    ``(seq, seat, event)``: exactly these keys; the event as the core redacts it for the
+    viewer; the envelope's seat that of the log unless the redacted event hides which seat it
+    names (then ``None``: Teka's ``keep``)."""
+    assert set(rec) == {"seq", "seat", "event"}, rec
+    seq, seat, event = log[rec["seq"] - 1]
+    assert rec["seq"] == seq
+    body = game.redact(event, viewer)
+    assert rec["event"] == json.loads(json.dumps(body)), (viewer, rec, body)
+    hidden = "seat" in event and body.get("seat") != event["seat"]
+    expected = None if hidden else seat
+    assert rec["seat"] == expected, (
+        f"viewer {viewer}: record {seq} ({event['type']}) has seat {rec['seat']}; "
+        f"the event it carries shows {expected}"
+    )
+
+
+def check_frames(
+    game: Any, log: list[Any], states: list[Any], viewer: int, marks: list[Any]
+) -> int:
+    """Every frame one connection of ``viewer`` received, with the seq it had reached when
+    the frame came (``marks``: [(seq, frame)]); ``states[q]`` is the state after event q.
+    Records: see :func:`check_record`; ``to_act`` as the core shows it to the viewer; a
+    ``bot`` frame only for a seat the viewer may know is deciding (at the frame's ``seq``);
+    a ``presence`` frame's ``to_act`` what a spectator may see at some state the server had
+    reached. Returns the number of frames checked."""
+    from core.api import SPECTATOR
+
+    n = 0
+    for seq, frame in marks:
+        t = frame.get("type")
+        if t == "events":
+            for rec in frame["events"]:
+                check_record(game, log, rec, viewer)
+            if "view" in frame:
+                shown = game.visible_to_act(states[frame["to"]], viewer)
+                assert frame["to_act"] == shown, (viewer, frame["to"], frame["to_act"], shown)
+                if isinstance(frame["view"], dict) and "to_act" in frame["view"]:
+                    assert frame["view"]["to_act"] == shown
+        elif t == "bot":
+            at = frame.get("seq", seq)
+            assert frame["seat"] in game.visible_to_act(states[at], viewer), (
+                f"viewer {viewer} was told seat {frame['seat']} is deciding at seq {at}, "
+                "which it may not know"
+            )
+        elif t == "presence":
+            assert any(
+                frame["to_act"] == game.visible_to_act(states[q], SPECTATOR)
+                for q in range(min(seq, len(states) - 1), len(states))
+            ), (viewer, seq, frame["to_act"])
+        elif t not in ("welcome", "ok", "error", "pong", "finished"):
+            raise AssertionError(f"unexpected frame type {t!r}")
+        n += 1
+    return n

@@ -1,8 +1,10 @@
 """No frame sent to a seat or a spectator holds a card or placement it may not see.
 
-Full Teka and Tedoku games over sockets (every seat and a spectator connected); every frame
-each connection received is checked against ``game.secrets(state, viewer)`` for the state
-that connection had reached when the frame arrived."""
+Full games of the four kinds over sockets (every seat and a spectator connected, a bot at
+one seat); every frame each connection received is checked against
+``game.secrets(state, viewer)`` for the state that connection had reached when the frame
+arrived, and its envelopes (record seats, ``to_act``, ``bot`` and ``presence`` frames)
+against what the viewer may know (:func:`server_helpers.check_frames`)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,14 @@ from random import Random
 from typing import Any
 
 import pytest
-from server_helpers import close_all, communicator, core_ready, play_out, strings_in
+from server_helpers import (
+    check_frames,
+    close_all,
+    communicator,
+    core_ready,
+    play_out,
+    strings_in,
+)
 
 from core.api import SPECTATOR
 from server.games import store
@@ -19,46 +28,60 @@ from server.games.runtime import SHARDS
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 
-def states_by_seq(game_id: int) -> tuple[Any, list[Any]]:
+def states_by_seq(game_id: int) -> tuple[Any, list[Any], list[Any]]:
     e = store.entry(game_id, fresh=True)
     g = e.game
     states = [g.initial()]
     for _, _, ev in e.log:
         states.append(g.evolve(states[-1], ev))
-    return g, states
+    return g, list(e.log), states
 
 
-async def run_and_check(kind: str, options: dict[str, Any], seats: int, seed: int) -> None:
+async def run_and_check(
+    kind: str,
+    options: dict[str, Any],
+    seats: int,
+    seed: int,
+    bot: int | None = None,
+    deal_seed: int | None = None,
+    hidden: bool = True,
+) -> None:
+    """Play a game with guests at every seat but ``bot`` (a bot, "easy"); ``deal_seed``
+    seeds the game's start (its shuffle and first deal)."""
     reason = core_ready(kind)
     if reason:
         pytest.skip(reason)
-    game = await SHARDS.call(
-        0,
-        store.create_game,
-        kind,
-        options,
-        [{"kind": "guest", "name": f"P{i}"} for i in range(seats)],
-    )
-    spectator = await communicator(game.pk, "spectator")
-    await spectator.hello()
-    players = {}
-    for i in range(seats):
-        players[i] = await communicator(game.pk, f"seat {i}")
-        await players[i].hello(i, secret=game.guest_secrets[i])
-    # record, for every frame, the seq its receiver had reached
+    specs: list[Any] = [{"kind": "guest", "name": f"P{i}"} for i in range(seats)]
+    if bot is not None:
+        specs[bot] = {"kind": "bot", "level": "easy"}
+    rng = Random(deal_seed) if deal_seed is not None else None
+    game = await SHARDS.call(0, store.create_game, kind, options, specs, rng=rng)
+    # record, for every frame (from the first: welcome and catch-up too), the seq its
+    # receiver had reached
     marks: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    everyone = [*players.values(), spectator]
-    for c in everyone:
+
+    def recording(c: Any) -> Any:
         orig = c._absorb
 
-        def absorb(frame: dict[str, Any], c=c, orig=orig) -> None:
+        def absorb(frame: dict[str, Any]) -> None:
             orig(frame)
             marks.setdefault(c.name, []).append((c.seq, frame))
 
-        c._absorb = absorb  # type: ignore[method-assign]
+        c._absorb = absorb
+        return c
+
+    spectator = recording(await communicator(game.pk, "spectator"))
+    await spectator.hello()
+    players = {}
+    for i in range(seats):
+        if i == bot:
+            continue
+        players[i] = recording(await communicator(game.pk, f"seat {i}"))
+        await players[i].hello(i, secret=game.guest_secrets[i])
+    everyone = [*players.values(), spectator]
     outcome = await play_out(players, [spectator], Random(seed), timeout=20)
     assert outcome is not None
-    g, states = await SHARDS.call(game.pk, states_by_seq, game.pk)
+    g, log, states = await SHARDS.call(game.pk, states_by_seq, game.pk)
     checked = 0
     viewers = {f"seat {i}": i for i in range(seats)} | {"spectator": SPECTATOR}
     for name, frames in marks.items():
@@ -72,9 +95,12 @@ async def run_and_check(kind: str, options: dict[str, Any], seats: int, seed: in
                 f"{name} got {sorted(leaked)[:5]} in a {frame['type']} frame at seq {seq}"
             )
             checked += 1
-    assert checked > 50
-    # what was hidden was really there to hide (the check is not vacuous)
-    assert any(g.secrets(s, SPECTATOR) for s in states[1:-1])
+        assert check_frames(g, log, states, viewer, frames) == len(frames)
+    assert checked > (50 if hidden else 10)
+    if hidden:  # what was hidden was really there to hide (the check is not vacuous)
+        assert any(g.secrets(s, SPECTATOR) for s in states[1:-1])
+    if bot is not None:  # the bot was seen thinking
+        assert any(f["type"] == "bot" for _q, f in marks["spectator"])
     await close_all(everyone)
 
 
@@ -82,5 +108,15 @@ async def test_teka_match_leaks_nothing(server_runtime):
     await run_and_check("teka", {"target": 20}, 4, seed=11)
 
 
+async def test_teka_throw_in_with_a_bot_leaks_nothing(server_runtime):
+    # deal seed 91: only seat 1 (the bot) is asked about a throw-in at the first deal
+    await run_and_check("teka", {"target": 1}, 4, seed=3, bot=1, deal_seed=91)
+
+
 async def test_tedoku_game_leaks_nothing(server_runtime):
-    await run_and_check("tedoku", {"seats": 3, "bonus": True}, 3, seed=5)
+    await run_and_check("tedoku", {"seats": 3, "bonus": True}, 3, seed=5, bot=2)
+
+
+async def test_teeko_and_tiku_envelopes(server_runtime):
+    await run_and_check("teeko", {}, 2, seed=7, bot=1, hidden=False)
+    await run_and_check("tiku", {}, 2, seed=8, bot=0, hidden=False)

@@ -59,7 +59,7 @@ def _log_and_states(game_id: int) -> tuple[Any, list[Any], list[Any]]:
 
 
 def _redacted(g: Any, log: list[Any], viewer: int) -> list[Any]:
-    out = [{"seq": s, "seat": seat, "event": g.redact(ev, viewer)} for s, seat, ev in log]
+    out = [store.redact_record(g, s, seat, ev, viewer) for s, seat, ev in log]
     return json.loads(json.dumps(out))
 
 

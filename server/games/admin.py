@@ -1,12 +1,16 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import admin
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from . import leagues
+import core
+from core.api import ALL, SPECTATOR
+
+from . import leagues, store
 from .models import Event, Game, League, Seat, Token
 
 
@@ -56,9 +60,57 @@ class GameAdmin(admin.ModelAdmin):
 
 @admin.register(Event)
 class EventAdmin(admin.ModelAdmin):
-    list_display = ("game", "seq", "type", "seat", "created_at")
+    """The log, read only. A game still being played is shown as a spectator sees it (the
+    event redacted by the rules core, the envelope's seat hidden where the event hides it, no
+    chain hash: a hash would let anyone test guesses of a hidden event), to every staff user,
+    superusers included; a finished game is shown whole. Filtering is by game and type only
+    (a lookup on the seat or the payload would answer questions about hidden events)."""
+
+    list_display = ("game", "seq", "type", "shown_seat", "created_at")
     list_filter = ("type",)
+    list_select_related = ("game",)
     search_fields = ("game__id",)
+    fields = ("game", "seq", "type", "shown_seat", "shown_event", "created_at", "shown_hash")
+    readonly_fields = fields
+    ALLOWED_LOOKUPS = frozenset(
+        {"game", "game__id", "game__id__exact", "game__exact", "type", "type__exact"}
+    )
+
+    def lookup_allowed(self, lookup: str, value: Any, request: Any = None) -> bool:
+        return lookup in self.ALLOWED_LOOKUPS
+
+    def get_search_results(self, request: Any, queryset: Any, search_term: str) -> Any:
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        if not term.isdigit():
+            return queryset.none(), False
+        return queryset.filter(game_id=int(term)), False
+
+    @staticmethod
+    def record(obj: Event) -> dict[str, Any]:
+        """The event's record as the admin may show it now (see the class docstring)."""
+        viewer = ALL if obj.game.status == Game.FINISHED else SPECTATOR
+        return store.redact_record(
+            core.GAMES[obj.game.kind], obj.seq, obj.seat, obj.payload, viewer
+        )
+
+    @admin.display(description="seat")
+    def shown_seat(self, obj: Event) -> Any:
+        seat = self.record(obj)["seat"]
+        return "-" if seat is None else seat
+
+    @admin.display(description="event")
+    def shown_event(self, obj: Event) -> str:
+        return format_html(
+            "<pre>{}</pre>", json.dumps(self.record(obj)["event"], indent=1, sort_keys=True)
+        )
+
+    @admin.display(description="hash")
+    def shown_hash(self, obj: Event) -> str:
+        if obj.game.status != Game.FINISHED:
+            return "(shown when the game is over)"
+        return obj.hash
 
     def has_add_permission(self, request: Any) -> bool:
         return False

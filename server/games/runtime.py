@@ -441,17 +441,22 @@ class Hub:
         if final is not None or batch.records[0][2].get("type") == "start":
             self.send_presence(batch.game_id)
 
-    def broadcast(self, game_id: int, text: str) -> None:
+    def broadcast(self, game_id: int, text: str, audience: frozenset[int] | None = None) -> None:
+        """Send ``text`` to every socket of the room, or only to those whose viewer is in
+        ``audience``."""
         room = self.rooms.get(game_id)
         if room is not None:
             frame = Frame(text)
             for conn in list(room.conns):
-                conn.push_text(frame)
+                if audience is None or conn.viewer in audience:
+                    conn.push_text(frame)
 
-    def broadcast_threadsafe(self, game_id: int, text: str) -> None:
+    def broadcast_threadsafe(
+        self, game_id: int, text: str, audience: frozenset[int] | None = None
+    ) -> None:
         loop = self.live_loop()
         if loop is not None:
-            loop.call_soon_threadsafe(self.broadcast, game_id, text)
+            loop.call_soon_threadsafe(self.broadcast, game_id, text, audience)
 
     def presence(self, game_id: int) -> dict[str, Any]:
         room = self.rooms.get(game_id)
@@ -557,6 +562,8 @@ class BotRunner:
         self.enabled = True
         self.failures: dict[tuple[int, int], int] = {}
         self.tasks: set[asyncio.Task[None]] = set()
+        # (game, seat) -> (seq the bot is asked at, who may hear its progress: see audience)
+        self.asked: dict[tuple[int, int], tuple[int, frozenset[int] | None]] = {}
 
     def _seats(self, game_id: int) -> dict[int, str]:
         seats = self.bot_seats.get(game_id)
@@ -602,14 +609,36 @@ class BotRunner:
 
     def _progress(self, job: int, share: float) -> None:
         where = self.jobs.get(job)
-        if where is not None:
-            game_id, seat = where
-            HUB.broadcast_threadsafe(
-                game_id,
-                json.dumps(
-                    {"type": "bot", "game": game_id, "seat": seat, "progress": round(share, 3)}
-                ),
-            )
+        if where is None:
+            return
+        game_id, seat = where
+        asked = self.asked.get(where)
+        if asked is None:
+            return
+        seq, audience = asked
+        if audience is not None and not audience:
+            return  # nobody may know that this seat is being asked (Teka's throw-in)
+        HUB.broadcast_threadsafe(
+            game_id,
+            json.dumps(
+                {
+                    "type": "bot",
+                    "game": game_id,
+                    "seat": seat,
+                    "seq": seq,
+                    "progress": round(share, 3),
+                }
+            ),
+            audience,
+        )
+
+    @staticmethod
+    def audience(game: Any, state: Any, seat: int) -> frozenset[int] | None:
+        """Who may hear that ``seat`` is deciding in ``state``: the viewers whose
+        ``visible_to_act`` lists it (None: everybody; the empty set: nobody)."""
+        viewers = [SPECTATOR, *range(game.seats(state))]
+        told = frozenset(v for v in viewers if seat in game.visible_to_act(state, v))
+        return None if len(told) == len(viewers) else told
 
     def after_batch(self, batch: store.Batch) -> None:
         """(committing thread) start bots the game now waits for."""
@@ -647,6 +676,7 @@ class BotRunner:
                 if (game_id, seat) in self.inflight:
                     continue
                 self.inflight.add((game_id, seat))
+                self.asked[(game_id, seat)] = (seq, self.audience(e.game, state, seat))
             view = e.game.view(state, seat)
             loop.call_soon_threadsafe(self._launch, game_id, e.kind, seat, bots[seat], seq, view)
 
@@ -686,6 +716,7 @@ class BotRunner:
             self.jobs.pop(job, None)
             with self.lock:
                 self.inflight.discard((game_id, seat))
+                self.asked.pop((game_id, seat), None)
         # Look again: the same seat may be to act again (a trick winner leads), which the
         # commit of this very move could not start while this job was still in flight.
         if self.enabled:

@@ -855,8 +855,27 @@ def viewer_view(e: Entry, state: Any, viewer: int) -> dict[str, Any]:
     }
 
 
+def redact_record(
+    game: CoreGame, seq: int, seat: int | None, event: dict[str, Any], viewer: int
+) -> dict[str, Any]:
+    """The record ``{"seq", "seat", "event"}`` as ``viewer`` may receive it: the one place
+    where a record's envelope is made for a viewer (sockets, catch-up, HTTP state and log).
+
+    The event is ``game.redact(event, viewer)``. The envelope must not say what that body
+    hides: when the event names its seat and the redacted body leaves it out (Teka's
+    ``keep``: who was asked about a throw-in is secret), the envelope's ``seat`` is ``None``
+    too. ``seq`` is public (it is how clients resume and how commands are ordered)."""
+    if viewer == ALL:
+        return {"seq": seq, "seat": seat, "event": event}
+    body = game.redact(event, viewer)
+    if seat is not None and "seat" in event and body.get("seat") != event["seat"]:
+        seat = None
+    return {"seq": seq, "seat": seat, "event": body}
+
+
 def redact_records(e: Entry, recs: list[Record], viewer: int) -> list[dict[str, Any]]:
+    """:func:`redact_record` for each record."""
     if viewer == ALL:
         return [{"seq": s, "seat": seat, "event": ev} for s, seat, ev in recs]
-    red = e.game.redact
-    return [{"seq": s, "seat": seat, "event": red(ev, viewer)} for s, seat, ev in recs]
+    g = e.game
+    return [redact_record(g, s, seat, ev, viewer) for s, seat, ev in recs]

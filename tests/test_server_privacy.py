@@ -1,0 +1,237 @@
+"""Teka's throw-in question stays secret in every byte, over real daphne.
+
+Who is asked about a throw-in tells the others which hand holds nothing above a ten, so
+nobody else may learn it until that player throws in: not from the ``keep`` record's
+envelope, not from a ``bot`` frame while a bot thinks about it, not from ``to_act`` or
+``presence``, and not over HTTP (``/state/``, ``/state/?events=1``, a replay step, the live
+``/log/``). The seat and a spectator are connected throughout; every frame each of them
+receives is kept with the seq its connection had reached and checked afterwards
+(:func:`server_helpers.check_frames`).
+
+Seed 91 deals only seat 1 a hand with nothing above a ten, and that hand has a suit of
+seven, so the Teka bot keeps it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import urllib.error
+import urllib.request
+from random import Random
+from typing import Any
+
+import pytest
+import websockets
+from server_helpers import Client, check_frames, check_record, close_all, sync_all
+
+import core
+from core.api import ALL, SPECTATOR, fold
+from server.games import store
+from server.games.runtime import SHARDS
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+
+TEKA = core.GAMES["teka"]
+SEED = 91
+ASKED = 1
+
+
+def test_the_seed_asks_seat_1_only() -> None:
+    state = fold(TEKA, TEKA.start(TEKA.options({}), Random(SEED)))
+    assert TEKA.to_act(state) == [ASKED]
+    assert TEKA.visible_to_act(state, SPECTATOR) == []
+
+
+class Recording(Client):
+    """A client that keeps (seq reached, frame) for every frame and the raw text."""
+
+    def __init__(self, ws: Any, name: str) -> None:
+        self.texts: list[str] = []
+        self.marks: list[tuple[int, dict[str, Any]]] = []
+
+        async def recv() -> str:
+            text = await ws.recv()
+            self.texts.append(text)
+            return str(text)
+
+        super().__init__(ws.send, recv, name)
+        self.ws = ws
+
+    def _absorb(self, frame: dict[str, Any]) -> None:
+        super()._absorb(frame)
+        self.marks.append((self.seq, frame))
+
+
+async def connect(server: Any, gid: int, name: str) -> Recording:
+    ws = await websockets.connect(f"{server.ws}/ws/games/{gid}/", max_size=2**22)
+    return Recording(ws, name)
+
+
+def get(server: Any, path: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(server.http + path, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def the_log(gid: int) -> tuple[list[Any], list[Any]]:
+    e = store.entry(gid, fresh=True)
+    states = [TEKA.initial()]
+    for _s, _seat, ev in e.log:
+        states.append(TEKA.evolve(states[-1], ev))
+    return list(e.log), states
+
+
+def check_http(
+    server: Any, gid: int, log: list[Any], states: list[Any], viewer: int, cred: str
+) -> None:
+    """``/state/`` (head and every replay step, with events) and the live ``/log/``."""
+    for seq in [None, *range(1, len(log) + 1)]:
+        q = "" if seq is None else f"&seq={seq}"
+        status, raw = get(server, f"/api/games/{gid}/state/?events=1{q}{cred}")
+        assert status == 200, raw
+        out = json.loads(raw)
+        assert out["viewer"] == viewer
+        at = out["seq"]
+        assert out["to_act"] == TEKA.visible_to_act(states[at], viewer)
+        assert out["view"]["to_act"] == out["to_act"]
+        assert [r["seq"] for r in out["events"]] == list(range(1, at + 1))
+        for rec in out["events"]:
+            check_record(TEKA, log, rec, viewer)
+    status, raw = get(server, f"/api/games/{gid}/log/?{cred.lstrip('&')}")
+    assert status == 200, raw
+    lines = [json.loads(line) for line in raw.decode().splitlines()]
+    assert lines[0]["viewer"] == viewer and len(lines) == len(log) + 1
+    for rec in lines[1:]:
+        check_record(TEKA, log, rec, viewer)
+
+
+def keeps_seen(marks: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [
+        rec
+        for _seq, f in marks
+        if f.get("type") == "events"
+        for rec in f["events"]
+        if rec["event"]["type"] == "keep"
+    ]
+
+
+async def play_throw_in(server: Any, gid: int, secrets: dict[int, str], bot: bool) -> None:
+    spectator = await connect(server, gid, "spectator")
+    await spectator.hello()
+    seats = {s: await connect(server, gid, f"seat {s}") for s in secrets}
+    for s, c in seats.items():
+        await c.hello(s, secret=secrets[s])
+    everyone = [spectator, *seats.values()]
+    if bot:  # the bot at seat 1 thinks (its progress frame), keeps, and calls first
+        await spectator.until(lambda f: f["type"] == "events" and spectator.seq >= 5, 30)
+    else:
+        asked = seats[ASKED]
+        assert asked.to_act == [ASKED] and {"type": "keep"} in asked.legal
+        for s, c in seats.items():
+            if s != ASKED:
+                assert c.to_act == [] and c.legal == []
+        answer = await asked.command({"type": "keep"})
+        assert answer["type"] == "ok", answer
+    await sync_all(everyone)
+    await asyncio.sleep(0.3)  # frames that may still come (a late bot or presence frame)
+    for c in everyone:
+        await c.drain(0.1)
+    log, states = await SHARDS.call(gid, the_log, gid)
+    types = [ev["type"] for _s, _seat, ev in log]
+    assert types == ["start", "shuffle", "deal", "keep", "bid"][: len(types)]
+    assert len(types) == (5 if bot else 4)
+    assert log[3][1] == ASKED and states[3].phase == "throw_in" and states[4].phase == "bidding"
+    viewers = {spectator: SPECTATOR} | {c: s for s, c in seats.items()}
+    for c, viewer in viewers.items():
+        assert check_frames(TEKA, log, states, viewer, c.marks) >= 3
+        keeps = keeps_seen(c.marks)
+        assert len(keeps) == 1
+        if viewer == ASKED:
+            assert keeps[0] == {"seq": 4, "seat": ASKED, "event": log[3][2]}
+            continue
+        assert keeps[0] == {"seq": 4, "seat": None, "event": {"type": "keep"}}, c.name
+        # in bytes: the frames that carried the keep do not name seat 1 in their records,
+        # and no bot frame came while the question was open (seq 3: the deal)
+        for text in c.texts:
+            frame = json.loads(text)
+            if frame["type"] == "events" and any(r["seq"] == 4 for r in frame["events"]):
+                records = json.dumps(frame["events"], separators=(",", ":"))
+                assert f'"seat":{ASKED}' not in records, (c.name, text)
+            if frame["type"] == "bot":
+                assert frame["seq"] != 3, (c.name, text)
+        cred = "" if viewer == SPECTATOR else f"&seat={viewer}&secret={secrets[viewer]}"
+        await asyncio.to_thread(check_http, server, gid, log, states, viewer, cred)
+    if bot:  # the bot's public decision (its call) is still shown thinking to the room
+        assert [f["seq"] for _q, f in spectator.marks if f["type"] == "bot"] == [4]
+    if ASKED in secrets:  # the asked seat itself sees its own record whole (not vacuous)
+        cred = f"&seat={ASKED}&secret={secrets[ASKED]}"
+        await asyncio.to_thread(check_http, server, gid, log, states, ASKED, cred)
+        _status, raw = get(server, f"/api/games/{gid}/state/?events=1{cred}")
+        assert json.loads(raw)["events"][3] == {"seq": 4, "seat": ASKED, "event": log[3][2]}
+    # The whole log is shown once the game is over (viewer ALL): not hidden for ever.
+    assert store.redact_record(TEKA, *log[3], ALL)["seat"] == ASKED
+    await close_all(everyone)
+
+
+def make_game(bot_at: int | None) -> Any:
+    seats: list[Any] = [{"kind": "guest", "name": f"P{i}"} for i in range(4)]
+    if bot_at is not None:
+        seats[bot_at] = {"kind": "bot", "level": "easy"}
+    return store.create_game("teka", {}, seats, rng=Random(SEED))
+
+
+async def test_a_player_keeping_is_not_told_to_anyone(daphne_server, server_runtime):
+    game = await SHARDS.call(0, make_game, None)
+    await play_throw_in(daphne_server, game.pk, game.guest_secrets, bot=False)
+
+
+async def test_a_bot_asked_about_a_throw_in_is_not_shown_thinking(daphne_server, server_runtime):
+    game = await SHARDS.call(0, make_game, ASKED)
+    assert ASKED not in game.guest_secrets
+    await play_throw_in(daphne_server, game.pk, game.guest_secrets, bot=True)
+
+
+SEAT = "(?:shown_)?seat"
+
+
+def shown(html: str, field: str) -> list[str]:
+    """The values the admin page shows in column / read-only field ``field``."""
+    cells = re.findall(rf'<td class="field-{field}">(.*?)</td>', html, re.S)
+    fields = re.findall(rf'field-{field}">.*?<div class="readonly">(.*?)</div>', html, re.S)
+    return [c.strip() for c in cells + fields]
+
+
+def test_admin_shows_a_live_game_as_a_spectator_sees_it(admin_client, server_runtime):
+    from server.games.models import Event, Game
+
+    game = make_game(None)
+    store.submit(game.pk, ASKED, {"type": "keep"}, 3)
+    events = {e.seq: e for e in Event.objects.filter(game_id=game.pk)}
+    deal, keep = events[3], events[4]
+    assert keep.seat == ASKED and keep.type == "keep"
+    base = "/admin/games/event/"
+    page = admin_client.get(f"{base}{deal.pk}/change/").content.decode()
+    assert deal.hash not in page
+    for hand in deal.payload["hands"]:
+        for card in hand:
+            assert f"&quot;{card}&quot;" not in page and f"'{card}'" not in page, card
+    page = admin_client.get(f"{base}{keep.pk}/change/").content.decode()
+    assert keep.hash not in page
+    assert shown(page, SEAT) == ["-"]
+    html = admin_client.get(f"{base}?game__id__exact={game.pk}").content.decode()
+    assert sorted(shown(html, "type")) == ["deal", "keep", "shuffle", "start"]
+    assert shown(html, SEAT) == ["-"] * 4
+    # lookups that would answer questions about hidden events are refused
+    for q in (f"seat={ASKED}", f"seat__exact={ASKED}", "payload__hands__0__0=2S"):
+        r = admin_client.get(f"{base}?game__id__exact={game.pk}&{q}")
+        assert r.status_code == 400, q
+    assert admin_client.get(f"{base}?type=keep").status_code == 200
+    # once the game is over, everything is shown
+    Game.objects.filter(pk=game.pk).update(status=Game.FINISHED)
+    page = admin_client.get(f"{base}{keep.pk}/change/").content.decode()
+    assert shown(page, SEAT) == [str(ASKED)] and keep.hash in page
+    page = admin_client.get(f"{base}{deal.pk}/change/").content.decode()
+    assert f"&quot;{deal.payload['hands'][0][0]}&quot;" in page
