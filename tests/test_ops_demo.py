@@ -79,3 +79,53 @@ def test_manifest_matches_files() -> None:
     for m in demo.manifest()["matches"]:
         assert len(demo.match_events(m)) == m["events"]
         json.dumps(m["options"])
+
+
+def test_demo_games_have_plausible_ordered_times() -> None:
+    """Each demo game was created before its first event, its events came one after the
+    other at a playing pace, it finished with its last event, all in the past; the games
+    were played on different days."""
+    from django.utils import timezone
+
+    from server.games import store
+    from server.games.models import Event, Game
+
+    _run("load_demo")
+    now = timezone.now()
+    days = set()
+    for game in Game.objects.all():
+        times = list(Event.objects.filter(game=game).order_by("seq").values_list("created_at", flat=True))
+        assert game.created_at < times[0], game.pk
+        assert all(a < b for a, b in zip(times, times[1:])), game.pk
+        assert game.finished_at is not None and times[-1] <= game.finished_at < now
+        played = (times[-1] - times[0]).total_seconds()
+        moves = Event.objects.filter(game=game, seat__isnull=False).count()
+        assert 1 <= played / max(moves, 1) <= 60, (game.pk, played, moves)
+        days.add(times[0].date())
+    assert len(days) > 1
+    # a game made now: created no later than its first event, finished with its last
+    g = store.create_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
+    g.refresh_from_db()
+    first = Event.objects.filter(game=g).order_by("seq").first()
+    assert first is not None and g.created_at <= first.created_at
+
+
+def test_imported_log_keeps_its_times() -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from server.games import store
+    from server.games.models import Event
+
+    events = demo.match_records(demo.manifest()["matches"][1])
+    t0 = timezone.now() - timedelta(days=3)
+    times = [t0 + timedelta(seconds=5 * i) for i in range(len(events))]
+    game = store.import_game("teeko", None, None, events, times=times,
+                             created_at=t0 - timedelta(minutes=1))
+    game.refresh_from_db()
+    assert list(Event.objects.filter(game=game).order_by("seq")
+                .values_list("created_at", flat=True)) == times
+    assert game.created_at == t0 - timedelta(minutes=1) and game.finished_at == times[-1]
+    with pytest.raises(Exception, match="times"):
+        store.import_game("teeko", None, None, events, times=times[::-1])

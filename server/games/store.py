@@ -21,6 +21,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
+from datetime import datetime
 from random import Random
 from typing import Any
 
@@ -329,23 +331,31 @@ _INSERT_HEAD = (
     "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash) VALUES "
 )
 _INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s)"
+_INSERT_ROW_AT = "(%s, %s, %s, %s::jsonb, %s, %s, %s)"
 
 
 INSERT_CHUNK = 1000
 
 
-def _insert(game_id: int, records: list[Record], prev: str) -> list[str]:
-    """One multi-row INSERT per 1000 events (a move is usually one or two)."""
+def _insert(
+    game_id: int, records: list[Record], prev: str, times: list[datetime] | None = None
+) -> list[str]:
+    """One multi-row INSERT per 1000 events (a move is usually one or two). Each row's
+    ``created_at`` is the transaction's ``now()``, or ``times`` (an imported log's)."""
     hashes: list[str] = []
+    row = _INSERT_ROW if times is None else _INSERT_ROW_AT
     with connection.cursor() as cur:
         for start in range(0, len(records), INSERT_CHUNK):
             chunk = records[start : start + INSERT_CHUNK]
             params: list[Any] = []
-            for seq, seat, event in chunk:
+            for i, (seq, seat, event) in enumerate(chunk, start=start):
                 prev = chain_hash(prev, seq, seat, event)
                 hashes.append(prev)
-                params.extend((game_id, seq, event["type"], dumps(event), seat, prev))
-            cur.execute(_INSERT_HEAD + ",".join([_INSERT_ROW] * len(chunk)), params)
+                if times is None:
+                    params.extend((game_id, seq, event["type"], dumps(event), seat, prev))
+                else:
+                    params.extend((game_id, seq, event["type"], dumps(event), seat, times[i], prev))
+            cur.execute(_INSERT_HEAD + ",".join([row] * len(chunk)), params)
     return hashes
 
 
@@ -469,12 +479,14 @@ def _committed(
     _notify(Batch(e.game_id, e, records, state, records[-1][0], outcome))
 
 
-def _finish(game_id: int, outcome: dict[str, Any]) -> None:
+def _finish(game_id: int, outcome: dict[str, Any], at: datetime | None = None) -> None:
+    """Mark the game finished at ``at`` (default: the transaction's ``now()``, the time its
+    last event got)."""
     with connection.cursor() as cur:
         cur.execute(
-            "UPDATE games_game SET status = %s, finished_at = now(), outcome = %s::jsonb "
-            "WHERE id = %s",
-            [Game.FINISHED, json.dumps(outcome), game_id],
+            "UPDATE games_game SET status = %s, finished_at = coalesce(%s, now()), "
+            "outcome = %s::jsonb WHERE id = %s",
+            [Game.FINISHED, at, json.dumps(outcome), game_id],
         )
 
 
@@ -612,7 +624,12 @@ def _store_game(
     state: Any,
     league: Any,
     created_by: Any,
+    times: list[datetime] | None = None,
+    created_at: datetime | None = None,
 ) -> tuple[Game, dict[int, str]]:
+    """Store a new game with its first ``records``. Times: the game's ``created_at`` and its
+    events' are the transaction's ``now()`` (so the game is never created after its first
+    event), or ``created_at`` and ``times`` as given (an imported log)."""
     cg = core.GAMES[kind]
     n = int(options["seats"])
     outcome = cg.outcome(state) if records else None
@@ -626,15 +643,22 @@ def _store_game(
             created_by=created_by,
         )
         game.save()
+        with connection.cursor() as cur:  # (auto_now_add took Python's clock, after now())
+            cur.execute(
+                "UPDATE games_game SET created_at = coalesce(%s, now()) WHERE id = %s "
+                "RETURNING created_at",
+                [created_at, game.pk],
+            )
+            game.created_at = cur.fetchone()[0]
         rows, guest_secrets = _seat_rows(game, seats, n)
         Seat.objects.bulk_create(rows)
         status = Game.LIVE if all(s.filled for s in rows) else Game.OPEN
         Game.objects.filter(pk=game.pk).update(status=status)
         game.status = status
         if records:
-            _insert(game.pk, records, GENESIS)
+            _insert(game.pk, records, GENESIS, times)
         if outcome is not None:
-            _finish(game.pk, outcome.to_json())
+            _finish(game.pk, outcome.to_json(), times[-1] if times else None)
             game.refresh_from_db()
         gid = game.pk
         if records:
@@ -713,16 +737,29 @@ def import_game(
     events: Iterable[Any],
     league: Any = None,
     created_by: Any = None,
+    *,
+    times: list[datetime] | None = None,
+    created_at: datetime | None = None,
 ) -> Game:
     """Store a recorded log (with its hash chain). ``events`` are event objects, or records
     ``{"seat": s, "event": {...}}`` as exported by the HTTP log endpoint. The log is checked by
-    folding it; the stored options are the start event's when ``options`` is None."""
+    folding it; the stored options are the start event's when ``options`` is None.
+
+    Times: ``times`` (one per event, in order), else the records' ``"time"`` (ISO 8601, as
+    the log export writes them) when every record has one, else now. The game is created at
+    ``created_at`` (default: its first event's time) and finished at its last event's."""
     cg = _game_kind(kind)
     records: list[Record] = []
+    found: list[datetime] = []
     state = cg.initial()
     for i, item in enumerate(events, start=1):
         if isinstance(item, dict) and "event" in item and "type" not in item:
             seat, ev = item.get("seat"), item["event"]
+            if isinstance(item.get("time"), str):
+                try:
+                    found.append(datetime.fromisoformat(item["time"]))
+                except ValueError:
+                    raise OptionsError(f"event {i}: time is not ISO 8601") from None
         else:
             seat, ev = None, item
         if not isinstance(ev, dict) or not isinstance(ev.get("type"), str):
@@ -740,7 +777,19 @@ def import_game(
     if options is None:
         options = records[0][2].get("options", {})
     opts = cg.options(options)
-    game, guest_secrets = _store_game(kind, opts, seats, records, state, league, created_by)
+    if times is None and len(found) == len(records):
+        times = found
+    if times is not None:
+        times = list(times)
+        if len(times) != len(records) or any(b < a for a, b in pairwise(times)):
+            raise OptionsError("times: one per event, in order")
+        if created_at is None:
+            created_at = times[0]
+        elif created_at > times[0]:
+            raise OptionsError("times: the game is created before its first event")
+    game, guest_secrets = _store_game(
+        kind, opts, seats, records, state, league, created_by, times, created_at
+    )
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     return game
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
+from random import Random
 from typing import Any
 
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -23,10 +25,32 @@ def match_events(match: dict[str, Any], seeds: Path = SEEDS) -> list[dict[str, A
     return [r["event"] for r in match_records(match, seeds)]
 
 
+def match_times(match: dict[str, Any], records: list[dict[str, Any]], index: int, count: int,
+                now: datetime) -> tuple[datetime, list[datetime]]:
+    """When a recorded match was played, for the demo: (created_at, one time per event).
+
+    Match ``index`` of ``count`` was played ``count - index`` days before ``now``, starting
+    at 19:30 UTC (a club night); the table was set up 1-5 minutes before the first event;
+    each command took 2-20 seconds (seeded by the match's seed, so a reload gives the same
+    times), and events the game produces itself (a deal, a reveal) follow the command
+    that caused them by a millisecond. Created < first event < ... < last event = finished."""
+    rng = Random(match.get("seed", index))
+    day = (now - timedelta(days=count - index)).replace(hour=19, minute=30, second=0,
+                                                         microsecond=0)
+    t = day
+    times: list[datetime] = []
+    for rec in records:
+        t += timedelta(seconds=rng.uniform(2, 20)) if rec.get("seat") is not None else \
+            timedelta(milliseconds=1)
+        times.append(t)
+    return day - timedelta(seconds=rng.uniform(60, 300)), times
+
+
 def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
     """Create what is missing of the demo data; never duplicates. Counts of what was created."""
     from django.contrib.auth import get_user_model
     from django.db import transaction
+    from django.utils import timezone
 
     from server.games import store
     from server.games.models import Game, League
@@ -52,17 +76,20 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
             created["leagues"] += int(new)
             league.members.add(*users.values())
             leagues[lg["name"]] = league
-    for m in data["matches"]:
+    now = timezone.now()
+    for index, m in enumerate(data["matches"]):
         league = leagues[m["league"]]
         records = match_records(m, seeds)
         events = [r["event"] for r in records]
         seat_users = [users[u] for u in m["seats"]]
         if _already_loaded(Game, league, m, seat_users, events):
             continue
+        created_at, times = match_times(m, records, index, len(data["matches"]), now)
         with transaction.atomic():
             store.import_game(m["game"], m["options"],
                               [{"kind": "user", "user": u} for u in seat_users], records,
-                              league=league, created_by=None)
+                              league=league, created_by=None, times=times,
+                              created_at=created_at)
         created["games"] += 1
     log(f"demo data: {created['players']} players, {created['leagues']} leagues, "
         f"{created['games']} games created ({len(data['matches'])} recorded matches in seeds/)")
