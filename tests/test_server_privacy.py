@@ -164,8 +164,8 @@ async def play_throw_in(server: Any, gid: int, secrets: dict[int, str], bot: boo
                 assert frame["seq"] != 3, (c.name, text)
         cred = "" if viewer == SPECTATOR else f"&seat={viewer}&secret={secrets[viewer]}"
         await asyncio.to_thread(check_http, server, gid, log, states, viewer, cred)
-    if bot:  # the bot's public decision (its call) is still shown thinking to the room
-        assert [f["seq"] for _q, f in spectator.marks if f["type"] == "bot"] == [4]
+    # (That a bot's public decisions are still shown thinking is checked in-process by
+    # test_server_leak: from the process pool a progress report may come after the move.)
     if ASKED in secrets:  # the asked seat itself sees its own record whole (not vacuous)
         cred = f"&seat={ASKED}&secret={secrets[ASKED]}"
         await asyncio.to_thread(check_http, server, gid, log, states, ASKED, cred)
