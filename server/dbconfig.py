@@ -51,8 +51,8 @@ OWNER_ROLE = "gamenight_owner"
 APP_ROLE = "gamenight_app"
 """Embedded server: the role daphne uses (INSERT and SELECT on the event log, see grants)."""
 ROLES_VERSION = "1"
-CONN_MAX_AGE = 600
-"""Seconds a connection is kept open for reuse (health-checked before reuse)."""
+CONN_MAX_AGE = 0
+"""0: connections come from a pool (server/settings.py, server/games/dbpool.py)."""
 
 _STARTED_HERE: dict[Path, int] = {}
 """pgdata -> pid of this process, for each embedded server this process started."""

@@ -6,7 +6,11 @@ DATABASE_URL and the embedded PostgreSQL); otherwise DATABASE_URL or a local Pos
 Django database settings, used by the end-to-end tests to point daphne at the *test*
 database) overrides both.
 
-Channel layer: REDIS_URL set -> channels_redis; else in-memory (one process).
+Channel layer: REDIS_URL set -> channels_redis (a bounded, blocking connection pool:
+server/games/layers.py); else in-memory (one process).
+
+Connections per process are bounded by GAMENIGHT_DB_POOL + GAMENIGHT_ASYNC_DB_CONNECTIONS
+(PostgreSQL) and GAMENIGHT_REDIS_CONNECTIONS + 1 (Redis): docs/deploy.md, "Connections".
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "server.games.middleware.DatabaseUnavailable",
 ]
 
 ROOT_URLCONF = "server.urls"
@@ -79,6 +84,14 @@ def _from_url(url: str) -> dict[str, object]:
     }
 
 
+DB_POOL = int(os.environ.get("GAMENIGHT_DB_POOL", "8"))
+"""Most connections the sync pool of one process opens (0: no pool, a connection per use)."""
+DB_POOL_TIMEOUT = float(os.environ.get("GAMENIGHT_DB_POOL_TIMEOUT", "3"))
+"""Seconds a caller waits for a free connection before it is told ``unavailable``."""
+ASYNC_DB_CONNECTIONS = int(os.environ.get("GAMENIGHT_ASYNC_DB_CONNECTIONS", "4"))
+REDIS_CONNECTIONS = int(os.environ.get("GAMENIGHT_REDIS_CONNECTIONS", "16"))
+
+
 def _database() -> dict[str, object]:
     raw = os.environ.get("GAMENIGHT_DB_JSON")
     if raw:
@@ -101,9 +114,16 @@ def _database() -> dict[str, object]:
                 "HOST": "127.0.0.1",
                 "PORT": "5432",
             }
-    # Persistent connections: the hot path runs on a few long-lived worker threads.
-    db.setdefault("CONN_MAX_AGE", None)
+    # A bounded pool per process (docs/deploy.md, "Connections"; server/games/dbpool.py):
+    # Django's pool option for psycopg 3. It needs CONN_MAX_AGE 0: a request (in a thread
+    # of its own under ASGI) and a shard thread borrow a connection and give it back.
+    db["CONN_MAX_AGE"] = 0
     db.setdefault("CONN_HEALTH_CHECKS", True)
+    if DB_POOL > 0:
+        opts = dict(db.get("OPTIONS") or {})  # type: ignore[call-overload]
+        opts.setdefault("pool", {"min_size": 1, "max_size": DB_POOL, "timeout": DB_POOL_TIMEOUT,
+                                 "max_idle": 60, "name": "gamenight-sync"})
+        db["OPTIONS"] = opts
     # Optional: GAMENIGHT_SYNC_COMMIT=off trades the last few ms of moves on a power cut for
     # throughput (moves are still committed before they are broadcast).
     sync = os.environ.get("GAMENIGHT_SYNC_COMMIT")
@@ -119,10 +139,12 @@ DATABASES = {"default": _database()}
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "server.games.layers.RedisChannelLayer",
             # redis-py 8 reads with a 5 s socket timeout by default, the same as channels_redis'
             # blocking-pop timeout: give reads more room than the pop.
-            "CONFIG": {"hosts": [{"address": os.environ["REDIS_URL"], "socket_timeout": 30}]},
+            "CONFIG": {"hosts": [{"address": os.environ["REDIS_URL"], "socket_timeout": 30,
+                                  # (at most that many connections; a caller waits for one)
+                                  "max_connections": REDIS_CONNECTIONS, "timeout": 10}]},
         }
     }
 else:
@@ -151,7 +173,12 @@ LOGGING = {
 # gamenight server knobs (all optional).
 GAMENIGHT = {
     # Worker threads for database work (games are sharded over them by id).
-    "DB_SHARDS": int(os.environ.get("GAMENIGHT_DB_SHARDS", "16")),
+    "DB_SHARDS": int(os.environ.get("GAMENIGHT_DB_SHARDS", "8")),
+    # Connections of one process (docs/deploy.md, "Connections"): the sync pool (HTTP views
+    # and the shard threads share it), the event loop's pool, Redis.
+    "DB_POOL": DB_POOL,
+    "DB_POOL_TIMEOUT": DB_POOL_TIMEOUT,
+    "REDIS_CONNECTIONS": REDIS_CONNECTIONS,
     # "process" (default) or "thread": where bots think.
     "BOT_POOL": os.environ.get("GAMENIGHT_BOT_POOL", "process"),
     "BOT_WORKERS": int(
@@ -162,7 +189,7 @@ GAMENIGHT = {
     # Socket moves are appended on the event loop (psycopg AsyncConnection pool) when the
     # game is cached; 0 sends every move through the worker threads instead.
     "ASYNC_DB": os.environ.get("GAMENIGHT_ASYNC_DB", "1") not in ("", "0"),
-    "ASYNC_DB_CONNECTIONS": int(os.environ.get("GAMENIGHT_ASYNC_DB_CONNECTIONS", "8")),
+    "ASYNC_DB_CONNECTIONS": ASYNC_DB_CONNECTIONS,
     # Largest WebSocket text frame accepted from a client, in bytes.
     "MAX_FRAME": int(os.environ.get("GAMENIGHT_MAX_FRAME", "65536")),
     # Pre-encoded frames are written straight to daphne's connection when that is exactly

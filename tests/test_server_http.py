@@ -8,6 +8,7 @@ from random import Random
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.db import OperationalError
 from server_helpers import pick_move
 
@@ -250,12 +251,15 @@ def test_front_page_lists_tables_games_and_standings(client, django_user_model, 
 def test_health_check(client, server_runtime):
     r = client.get("/healthz")
     assert r.status_code == 200
-    assert r.json() == {
-        "ok": True, "database": "ok", "core": "compiled" if core.COMPILED else "pure"
-    }
+    body = r.json()
+    assert body["ok"] is True and body["database"] == "ok"
+    assert body["core"] == ("compiled" if core.COMPILED else "pure")
+    assert body["pools"]["sync"]["max"] == settings.GAMENIGHT["DB_POOL"]
+    # (the real "busy" and "down" cases against a real daphne: test_server_pool.py)
     broken = mock.Mock()
-    broken.cursor.side_effect = OperationalError("connection refused")
-    with mock.patch("server.games.views.connection", broken):
+    broken.connection.side_effect = OperationalError("connection refused")
+    broken.max_size, broken.get_stats.return_value = 8, {}
+    with mock.patch("server.games.dbpool.sync_pool", return_value=broken):
         r = client.get("/healthz")
     assert r.status_code == 503
-    assert r.json() == {"ok": False, "database": "error: OperationalError"}
+    assert r.json()["database"] == "down" and r.json()["ok"] is False

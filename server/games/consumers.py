@@ -21,7 +21,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from core.api import ALL, SPECTATOR, IllegalMoveError
 
-from . import runtime, store
+from . import dbpool, runtime, store
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .runtime import HUB, SHARDS, Frame
@@ -317,9 +317,12 @@ class GameConsumer(AsyncWebsocketConsumer):
                 self.sent_seq = max(self.sent_seq, last)
             if final is not None:
                 self.push_final(final)
-        except Exception:
-            log.exception("catch-up failed for game %s", self.game_id)
-            self.push_text(_err("server_error", "could not read the game log"))
+        except Exception as exc:
+            reason = await asyncio.to_thread(dbpool.unavailable, exc)
+            if reason is None:
+                log.exception("catch-up failed for game %s", self.game_id)
+            self.push_text(_err("unavailable" if reason else "server_error",
+                                f"could not read the game log: {reason or 'server error'}"))
         finally:
             self.catching_up = False
             self.ready = True
@@ -341,6 +344,7 @@ class GameConsumer(AsyncWebsocketConsumer):
     # ---------------------------------------------------------------- receiving
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        answer: dict[str, Any] = {}  # (what an error answer to this frame carries: its ref)
         try:
             if text_data is None:
                 self.push_text(_err("malformed", "binary frames are not supported; send JSON text"))
@@ -362,6 +366,8 @@ class GameConsumer(AsyncWebsocketConsumer):
                 self.push_text(_err("malformed", "a message is a JSON object with a string 'type'"))
                 return
             kind = msg["type"]
+            if kind == "command":
+                answer["ref"] = msg.get("ref")
             if kind == "hello":
                 await self._hello(msg)
             elif kind == "command":
@@ -376,9 +382,21 @@ class GameConsumer(AsyncWebsocketConsumer):
                 )
             else:
                 self.push_text(_err("malformed", f"unknown message type {shown(kind)}"))
-        except Exception:
-            log.exception("error handling a frame in game %s", self.game_id)
-            self.push_text(_err("server_error", "the server could not handle that message"))
+        except Exception as exc:
+            await self._failed(exc, answer)
+
+    async def _failed(self, exc: Exception, answer: dict[str, Any]) -> None:
+        """The one answer to a frame whose handling failed: ``unavailable`` when no database
+        connection could be had or the database went away (nothing was appended: the frame
+        may be sent again), else ``server_error``."""
+        reason = await asyncio.to_thread(dbpool.unavailable, exc)
+        if reason is not None:
+            log.warning("game %s: %s (%s: %s)", self.game_id, reason, type(exc).__name__, exc)
+            self.push_text(_err("unavailable", reason, **answer))
+        else:
+            log.error("error handling a frame in game %s", self.game_id, exc_info=exc)
+            self.push_text(_err("server_error", "the server could not handle that message",
+                                **answer))
 
     async def _hello(self, msg: dict[str, Any]) -> None:
         if self.joined:

@@ -1,7 +1,8 @@
 """Per-process machinery between the store and the sockets.
 
-* :class:`Shards`: a few long-lived worker threads, each with its own persistent database
-  connection. Work for a game always runs on thread ``game_id % N``, so one game's commits
+* :class:`Shards`: a few long-lived worker threads, which borrow a database connection from
+  the process's pool (:mod:`server.games.dbpool`) for a run of jobs and give it back when
+  their queue is empty. Work for a game always runs on thread ``game_id % N``, so one game's commits
   (and their broadcasts) keep their order while other games proceed on other threads.
 * :class:`Hub`: which sockets watch which game. After each commit (``transaction.on_commit``)
   the committing thread builds one frame per distinct viewer (seat or spectator), redacted by
@@ -36,7 +37,7 @@ from psycopg.errors import UniqueViolation
 
 from core.api import ALL, SPECTATOR, IllegalMoveError, dumps
 
-from . import botworker, store
+from . import botworker, dbpool, store
 
 log = logging.getLogger("server.games")
 
@@ -81,19 +82,25 @@ class Shards:
             if not fut.set_running_or_notify_cancel():
                 continue
             try:
-                if connection.errors_occurred:  # (not every job: it costs a SELECT 1)
-                    connection.close_if_unusable_or_obsolete()
                 try:
                     res = fn(*args, **kw)
-                except (OperationalError, InterfaceError, PsycopgOperationalError):
-                    # The server went away (restart): reconnect once and retry. A command is
-                    # safe to retry: its expected_seq makes a duplicate append fail as stale.
+                except (OperationalError, InterfaceError, PsycopgOperationalError) as exc:
+                    if dbpool.timed_out(exc):
+                        raise  # (waiting as long again would not help)
+                    # The server went away (restart): a new connection and once more. A
+                    # command is safe to retry: its expected_seq makes a duplicate append
+                    # fail as stale.
                     connection.close()
                     res = fn(*args, **kw)
             except BaseException as exc:
                 fut.set_exception(exc)
             else:
                 fut.set_result(res)
+            finally:
+                if q.empty():
+                    # Nothing else waits on this thread: give the connection back to the
+                    # pool (docs/deploy.md, "Connections"), keep it for the next job else.
+                    _release_connection()
 
     def submit(
         self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any
@@ -122,93 +129,22 @@ def _close_connections() -> None:
     connections.close_all()
 
 
+def _release_connection() -> None:
+    """Give this thread's connection back to the pool (outside a transaction only)."""
+    try:
+        if connection.connection is not None and not connection.in_atomic_block:
+            connection.close()
+    except Exception:
+        log.debug("could not release a connection", exc_info=True)
+
+
 SHARDS = Shards(int(knob("DB_SHARDS", 8)))
 
 
 # --------------------------------------------------------------------------- async path
 
 
-class AsyncDB:
-    """A small pool of autocommit psycopg ``AsyncConnection``s on the event loop: the socket
-    hot path appends a move without leaving the loop (no thread hop, no GIL ping-pong)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.idle: list[Any] = []
-        self.all: list[Any] = []
-        self.slots: asyncio.Semaphore | None = None
-
-    def _conninfo(self) -> str:
-        from django.db import connections
-        from psycopg.conninfo import make_conninfo
-
-        sd = connections["default"].settings_dict
-        kw = {
-            "dbname": sd["NAME"],
-            "user": sd.get("USER") or None,
-            "password": sd.get("PASSWORD") or None,
-            "host": sd.get("HOST") or None,
-            "port": str(sd["PORT"]) if sd.get("PORT") else None,
-        }
-        for k, v in (sd.get("OPTIONS") or {}).items():
-            if isinstance(v, (str, int)) and k not in ("server_side_binding", "pool"):
-                kw[k] = v
-        return make_conninfo("", **{k: v for k, v in kw.items() if v is not None})
-
-    async def execute(self, sql: str, params: list[Any]) -> None:
-        try:
-            await self._execute(sql, params)
-        except PsycopgOperationalError:
-            # The server went away (restart): once more on a new connection. Safe: a move
-            # that did get committed fails the retry as a duplicate (game, seq).
-            for conn in list(self.idle):
-                self._drop(conn)
-            self.idle.clear()
-            await self._execute(sql, params)
-
-    async def _execute(self, sql: str, params: list[Any]) -> None:
-        loop = asyncio.get_running_loop()
-        if self.loop is not loop:
-            self.forget()
-            self.loop = loop
-            self.slots = asyncio.Semaphore(self.size)
-        assert self.slots is not None
-        async with self.slots:
-            conn = self.idle.pop() if self.idle else None
-            if conn is None or conn.closed:
-                from psycopg import AsyncConnection
-
-                conn = await AsyncConnection.connect(self._conninfo(), autocommit=True)
-                self.all.append(conn)
-            try:
-                await conn.execute(sql, params, prepare=True)
-            except BaseException:
-                if conn.closed or conn.broken:
-                    self._drop(conn)
-                else:
-                    self.idle.append(conn)
-                raise
-            self.idle.append(conn)
-
-    def _drop(self, conn: Any) -> None:
-        if conn in self.all:
-            self.all.remove(conn)
-        try:
-            conn.pgconn.finish()
-        except Exception:
-            pass
-
-    def forget(self) -> None:
-        """Close every connection (synchronously; also from another thread or a dead loop)."""
-        for conn in list(self.all):
-            self._drop(conn)
-        self.idle.clear()
-        self.all.clear()
-        self.loop = None
-
-
-ADB = AsyncDB(int(knob("ASYNC_DB_CONNECTIONS", 8)))
+ADB = dbpool.ADB
 ASYNC_LOCKS: dict[int, asyncio.Lock] = {}
 
 

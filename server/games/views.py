@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
-from . import leagues, store
+from . import dbpool, leagues, store
 from .inputs import BadInput, loads, shown, text_ok
 from .inputs import reason as safe_reason
 from .models import Event, Game, League, Token
@@ -517,13 +517,28 @@ def is_api(request: HttpRequest) -> bool:
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
-    """For a load balancer or a process monitor: 200 when the database answers, else 503."""
+    """For a load balancer or a process monitor: 200 when a pooled connection answers within a
+    second, else 503 naming why: ``"database": "busy"`` (every connection of this process's
+    pool is in use) or ``"down"`` (PostgreSQL cannot be reached). ``pools`` gives the
+    process's pool sizes and use."""
+    pool = dbpool.sync_pool()
     try:
-        with connection.cursor() as cur:
-            cur.execute("SELECT 1")
-            cur.fetchone()
+        if pool is not None:
+            pool.open()
+            with pool.connection(timeout=min(1.0, float(pool.timeout))) as conn:
+                conn.execute("SELECT 1")
+        else:
+            with connection.cursor() as cur:
+                cur.execute("SELECT 1")
+                cur.fetchone()
     except Exception as exc:  # any database failure means unhealthy
-        return JsonResponse({"ok": False, "database": f"error: {type(exc).__name__}"}, status=503)
+        reason = dbpool.unavailable(exc) or dbpool.DOWN
+        return JsonResponse(
+            {"ok": False, "database": "busy" if reason == dbpool.BUSY else "down",
+             "reason": reason, "pools": dbpool.stats()},
+            status=503,
+        )
     return JsonResponse(
-        {"ok": True, "database": "ok", "core": "compiled" if core.COMPILED else "pure"}
+        {"ok": True, "database": "ok", "core": "compiled" if core.COMPILED else "pure",
+         "pools": dbpool.stats()}
     )

@@ -1,0 +1,25 @@
+"""HTTP: a request that could not get a database connection (or lost the database) answers
+503 with the protocol's JSON error body (code ``unavailable``) instead of a 500."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from . import dbpool
+
+
+class DatabaseUnavailable:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
+        reason = dbpool.unavailable(exc)
+        if reason is None:
+            return None
+        return JsonResponse({"error": {"code": "unavailable", "reason": reason}}, status=503,
+                            headers={"Retry-After": "1"})

@@ -1,0 +1,281 @@
+"""Database connections are bounded by settings (docs/deploy.md, "Connections"): a real
+daphne, real sockets, the real (test) PostgreSQL. HTTP requests do not leak connections; a
+command that cannot get a connection, or finds the database gone, gets exactly one answer
+(``unavailable``, with its ref) and appends nothing; ``/healthz`` tells "busy" from "down"."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import websockets
+from server_fixtures import start_daphne, stop_daphne
+from server_helpers import Client, close_all
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+
+APP = "gamenight-pool-test"
+
+
+def http(server: Any, method: str, path: str, data: Any = None) -> tuple[int, Any]:
+    req = urllib.request.Request(
+        server.http + path, method=method,
+        data=json.dumps(data).encode() if data is not None else None,
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def db_json(host: str | None = None, port: str | None = None) -> str:
+    """The test database for daphne (as the app role, like start_daphne), its connections
+    named ``APP`` (to count them)."""
+    from django.db import connection
+
+    from server import dbconfig
+
+    sd = connection.settings_dict
+    user, password = dbconfig.app_credentials() or (sd["USER"], sd["PASSWORD"])
+    return json.dumps({
+        "NAME": sd["NAME"], "USER": user, "PASSWORD": password,
+        "HOST": host if host is not None else sd["HOST"],
+        "PORT": port if port is not None else str(sd["PORT"]),
+        "OPTIONS": {"application_name": APP},
+    })
+
+
+def direct() -> psycopg.Connection[Any]:
+    """A connection of the test's own, outside every pool."""
+    from django.db import connection
+
+    sd = connection.settings_dict
+    return psycopg.connect(dbname=sd["NAME"], user=sd["USER"], password=sd["PASSWORD"] or None,
+                           host=sd["HOST"], port=str(sd["PORT"]), autocommit=True)
+
+
+def backends() -> int:
+    with direct() as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND application_name = %s", [APP]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def start(tmp_path: Path, **env: str) -> Any:
+    return start_daphne(tmp_path, extra_env={"GAMENIGHT_DB_JSON": db_json(), **env})
+
+
+async def player(server: Any, game: dict[str, Any], seat: int) -> Client:
+    ws = await websockets.connect(f"{server.ws}/ws/games/{game['id']}/")
+    c = Client(ws.send, ws.recv, f"seat{seat}")
+    c.ws = ws  # type: ignore[attr-defined]
+    w = await c.hello(seat, secret=game["guest_secrets"][str(seat)])
+    assert w["type"] == "welcome", w
+    return c
+
+
+def new_game(server: Any) -> dict[str, Any]:
+    status, g = http(server, "POST", "/api/games/", {
+        "kind": "teeko", "seats": [{"kind": "guest"}, {"kind": "guest"}]})
+    assert status == 201, g
+    return g
+
+
+async def answers(c: Client, ref: str, quiet: float = 1.0) -> list[dict[str, Any]]:
+    """Every ok/error frame about ``ref`` until nothing comes for ``quiet`` seconds."""
+    await c.drain(quiet)
+    return [f for f in c.frames if f.get("ref") == ref and f["type"] in ("ok", "error")]
+
+
+def test_http_requests_stay_inside_the_pool(transactional_db: Any, tmp_path: Path) -> None:
+    """30 sequential and 24 concurrent state requests: PostgreSQL never sees more backends
+    from the server than its pools allow (before: one more per request, kept open)."""
+    server = start(tmp_path, GAMENIGHT_DB_POOL="3", GAMENIGHT_ASYNC_DB_CONNECTIONS="2")
+    try:
+        g = new_game(server)
+        for _ in range(30):
+            status, body = http(server, "GET", f"/api/games/{g['id']}/state/")
+            assert status == 200, body
+        assert backends() <= 3 + 2
+        results: list[int] = []
+
+        def one() -> None:
+            results.append(http(server, "GET", f"/api/games/{g['id']}/state/?events=1")[0])
+
+        threads = [threading.Thread(target=one) for _ in range(24)]
+        for t in threads:
+            t.start()
+        peak = 0
+        while any(t.is_alive() for t in threads):
+            peak = max(peak, backends())
+            time.sleep(0.02)
+        assert results == [200] * 24
+        assert max(peak, backends()) <= 3 + 2
+        status, health = http(server, "GET", "/healthz")
+        assert status == 200 and health["pools"]["sync"]["max"] == 3
+    finally:
+        stop_daphne(server)
+
+
+async def test_no_free_connection(transactional_db: Any, tmp_path: Path) -> None:
+    """Every connection is held (appends wait on a table lock): a command on another game
+    gets one ``unavailable`` answer with its ref, nothing is appended and its table hears
+    nothing; HTTP answers 503 JSON; ``/healthz`` says "busy". After the lock all goes on."""
+    server = start(tmp_path, GAMENIGHT_DB_POOL="1", GAMENIGHT_ASYNC_DB_CONNECTIONS="1",
+                   GAMENIGHT_DB_POOL_TIMEOUT="1")
+    lock = direct()
+    try:
+        ga, gb = new_game(server), new_game(server)
+        a0, a1 = await player(server, ga, 0), await player(server, ga, 1)
+        b0, b1 = await player(server, gb, 0), await player(server, gb, 1)
+        lock.execute("BEGIN")
+        lock.execute("LOCK TABLE games_event IN SHARE MODE")  # (inserts wait)
+        await a0.send({"type": "command", "command": {"type": "place", "to": "a1"},
+                       "expected_seq": a0.seq, "ref": "a-1"})
+        await asyncio.sleep(0.3)  # (the one async connection now waits on the lock)
+        t0 = time.monotonic()
+        answer = await b0.command({"type": "place", "to": "a1"}, ref="b-1")
+        assert time.monotonic() - t0 < 5
+        assert answer["type"] == "error" and answer["code"] == "unavailable", answer
+        assert answer["reason"] == "no free database connection"
+        # The sync pool: a state request holds its only connection (games are locked too).
+        lock.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
+        held = asyncio.ensure_future(asyncio.to_thread(
+            http, server, "GET", f"/api/games/{ga['id']}/state/"))
+        await asyncio.sleep(0.3)
+        status, body = await asyncio.to_thread(http, server, "GET", f"/api/games/{gb['id']}/")
+        assert status == 503 and body["error"]["code"] == "unavailable", body
+        status, health = await asyncio.to_thread(http, server, "GET", "/healthz")
+        assert status == 503 and health["database"] == "busy", health
+        assert health["reason"] == "no free database connection"
+        lock.execute("COMMIT")
+        assert (await held)[0] == 200
+        assert [f["type"] for f in await answers(a0, "a-1")] == ["ok"]
+        assert [f["type"] for f in await answers(b0, "b-1")] == ["error"]
+        assert b0.seq == b1.seq == 1 and not [f for f in b1.frames[2:] if f["type"] == "events"]
+        assert (await b0.command({"type": "place", "to": "a1"}))["type"] == "ok"
+        await b1.sync_to(2)
+        with direct() as conn:
+            rows = conn.execute("SELECT count(*) FROM games_event WHERE game_id = %s",
+                                [gb["id"]]).fetchone()
+        assert rows == (2,)
+        await close_all([a0, a1, b0, b1])
+    finally:
+        with contextlib.suppress(Exception):
+            lock.close()
+        stop_daphne(server)
+
+
+class Proxy:
+    """TCP on 127.0.0.1 to the embedded PostgreSQL's Unix socket; ``down()`` cuts every
+    connection and refuses new ones (the database is gone), ``up()`` brings it back."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.port = 0
+        self.conns: list[socket.socket] = []
+        self.listener: socket.socket | None = None
+        self.up()
+
+    def up(self) -> None:
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", self.port))
+        s.listen(64)
+        self.port = s.getsockname()[1]
+        self.listener = s
+        threading.Thread(target=self._accept, args=(s,), daemon=True).start()
+
+    def _accept(self, s: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = s.accept()
+            except OSError:
+                return
+            server = socket.socket(socket.AF_UNIX)
+            server.connect(self.target)
+            self.conns += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def down(self) -> None:
+        if self.listener is not None:
+            with contextlib.suppress(OSError):  # (wakes the thread blocked in accept())
+                self.listener.shutdown(socket.SHUT_RDWR)
+            self.listener.close()
+            self.listener = None
+        for s in self.conns:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+        self.conns.clear()
+
+
+async def test_database_down(transactional_db: Any, tmp_path: Path) -> None:
+    """The database goes away under a running game: a command gets one ``unavailable``
+    answer with its ref within seconds, the other seat nothing, ``/healthz`` says "down";
+    when the database is back the game goes on with nothing lost or doubled."""
+    from django.db import connection
+
+    sd = connection.settings_dict
+    if not str(sd["HOST"]).startswith("/"):
+        pytest.skip("needs the embedded PostgreSQL on a Unix socket")
+    proxy = Proxy(f"{sd['HOST']}/.s.PGSQL.{sd['PORT']}")
+    server = start_daphne(tmp_path, extra_env={
+        "GAMENIGHT_DB_JSON": db_json("127.0.0.1", str(proxy.port)),
+        "GAMENIGHT_DB_POOL_TIMEOUT": "1"})
+    try:
+        g = new_game(server)
+        p0, p1 = await player(server, g, 0), await player(server, g, 1)
+        assert (await p0.command({"type": "place", "to": "a1"}))["type"] == "ok"
+        await p1.sync_to(2)
+        proxy.down()
+        t0 = time.monotonic()
+        answer = await p1.command({"type": "place", "to": "b1"}, ref="down-1")
+        assert time.monotonic() - t0 < 8
+        assert answer["type"] == "error" and answer["code"] == "unavailable", answer
+        assert answer["reason"] == "the database does not answer"
+        status, health = await asyncio.to_thread(http, server, "GET", "/healthz")
+        assert status == 503 and health["database"] == "down", health
+        assert [f["type"] for f in await answers(p1, "down-1", 0.5)] == ["error"]
+        assert p0.seq == p1.seq == 2
+        proxy.up()
+        for _ in range(20):  # (the pools reconnect with a backoff: "unavailable" until then)
+            answer = await p1.command({"type": "place", "to": "b1"})
+            if answer["type"] == "ok":
+                break
+            assert answer["code"] == "unavailable", answer
+            await asyncio.sleep(0.5)
+        assert answer["type"] == "ok", answer
+        await p0.sync_to(3)
+        assert [e["seq"] for e in p0.events] == [1, 2, 3] == [e["seq"] for e in p1.events]
+        status, health = await asyncio.to_thread(http, server, "GET", "/healthz")
+        assert status == 200, health
+        await close_all([p0, p1])
+    finally:
+        stop_daphne(server)
+        proxy.down()
