@@ -22,6 +22,7 @@ from core.api import ALL, SPECTATOR, OptionsError, dumps
 from . import dbpool, leagues, store
 from .inputs import BadInput, loads, shown, text_ok
 from .inputs import reason as safe_reason
+from .middleware import unavailable_response
 from .models import Event, Game, League, Token
 
 log = logging.getLogger("server.games")
@@ -58,7 +59,10 @@ def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[...
                 return error(404, "not_found", str(exc))
             except (OptionsError, store.JoinError) as exc:
                 return error(400, "bad_request", str(exc))
-            except Exception:
+            except Exception as exc:
+                busy = unavailable_response(exc)  # (no database connection: 503)
+                if busy is not None:
+                    return busy
                 log.exception("%s %s failed", request.method, request.path)
                 return error(500, "server_error", "the server could not handle this request")
             if isinstance(out, HttpResponseBase):
