@@ -106,3 +106,24 @@ async def test_http_errors_are_json_over_daphne(daphne_server):
         status, ctype, body = http(daphne_server, method, path, data)
         assert 400 <= status < 500 and ctype.startswith("application/json"), (path, status, body[:200])
         assert set(json.loads(body)["error"]) == {"code", "reason"}
+
+
+async def test_a_command_naming_its_seat_must_name_it_as_an_integer(daphne_server):
+    status, _ctype, body = http(
+        daphne_server, "POST", "/api/games/", b'{"kind": "teeko", "join": {"name": "Ann"}}'
+    )
+    g = json.loads(body)
+    async with websockets.connect(f"{daphne_server.ws}/ws/games/{g['id']}/") as ws:
+        await ws.send(json.dumps({"type": "hello", "seat": 0, "secret": g["joined"]["secret"]}))
+        assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+        for seat in (False, 0.0, "0", [0]):
+            cmd = {"type": "place", "to": "c3"}
+            await ws.send(json.dumps({"type": "command", "seat": seat, "command": cmd,
+                                      "expected_seq": 1, "ref": "r"}))
+            while (answer := json.loads(await asyncio.wait_for(ws.recv(), 10)))["type"] in (
+                "events", "presence"
+            ):
+                pass
+            assert answer["type"] == "error" and answer["code"] == "wrong_seat", (seat, answer)
+    status, _ctype, body = http(daphne_server, "GET", f"/api/games/{g['id']}/")
+    assert json.loads(body)["seq"] == 1

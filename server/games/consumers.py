@@ -476,7 +476,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         if self.seat is None:
             self.push_text(_err("forbidden", "spectators cannot send commands", ref=ref))
             return
-        if "seat" in msg and msg["seat"] != self.seat:
+        if "seat" in msg and not (type(msg["seat"]) is int and msg["seat"] == self.seat):
             self.push_text(
                 _err(
                     "wrong_seat",
