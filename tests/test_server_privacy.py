@@ -76,6 +76,14 @@ def get(server: Any, path: str) -> tuple[int, bytes]:
         return err.code, err.read()
 
 
+def verify_head(server: Any, gid: int) -> Any:
+    status, raw = get(server, f"/api/games/{gid}/verify/")
+    assert status == 200, raw
+    out = json.loads(raw)
+    assert out["ok"] is True
+    return out.get("head")
+
+
 def the_log(gid: int) -> tuple[list[Any], list[Any]]:
     e = store.entry(gid, fresh=True)
     states = [TEKA.initial()]
@@ -133,8 +141,19 @@ async def play_throw_in(server: Any, gid: int, secrets: dict[int, str], bot: boo
         for s, c in seats.items():
             if s != ASKED:
                 assert c.to_act == [] and c.legal == []
+        before = await asyncio.to_thread(verify_head, server, gid)
         answer = await asked.command({"type": "keep"})
         assert answer["type"] == "ok", answer
+        after = await asyncio.to_thread(verify_head, server, gid)
+        # /verify/ of a live game gives no head hash: with the heads before and after the
+        # keep, four guesses would tell who kept
+        guesses = [
+            k
+            for k in range(4)
+            if isinstance(before, str)
+            and store.chain_hash(before, 4, k, {"type": "keep", "seat": k}) == after
+        ]
+        assert guesses == [] and before is None and after is None, guesses
     await sync_all(everyone)
     await asyncio.sleep(0.3)  # frames that may still come (a late bot or presence frame)
     for c in everyone:
