@@ -186,6 +186,10 @@ GAMENIGHT = {
     ),
     # Hard cap on a bot's thinking time in seconds (should_stop turns true after it).
     "BOT_TIME_LIMIT": float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "10")),
+    # A bot asked a question whose existence is secret (Teka's throw-in) answers after a
+    # random time between a third of this and this many seconds (docs/protocol.md, "What
+    # each viewer sees").
+    "BOT_SECRET_DELAY": float(os.environ.get("GAMENIGHT_BOT_SECRET_DELAY", "4")),
     # Socket moves are appended on the event loop (psycopg AsyncConnection pool) when the
     # game is cached; 0 sends every move through the worker threads instead.
     "ASYNC_DB": os.environ.get("GAMENIGHT_ASYNC_DB", "1") not in ("", "0"),

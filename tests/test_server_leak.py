@@ -108,7 +108,8 @@ async def test_teka_match_leaks_nothing(server_runtime):
     await run_and_check("teka", {"target": 20}, 4, seed=11)
 
 
-async def test_teka_throw_in_with_a_bot_leaks_nothing(server_runtime):
+async def test_teka_throw_in_with_a_bot_leaks_nothing(server_runtime, settings):
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_SECRET_DELAY": 0.2}
     # deal seed 91: only seat 1 (the bot) is asked about a throw-in at the first deal
     await run_and_check("teka", {"target": 1}, 4, seed=3, bot=1, deal_seed=91)
 

@@ -23,7 +23,15 @@ from typing import Any
 
 import pytest
 import websockets
-from server_helpers import Client, check_frames, check_record, close_all, sync_all
+from server_fixtures import start_daphne, stop_daphne
+from server_helpers import (
+    Client,
+    check_frames,
+    check_record,
+    close_all,
+    communicator,
+    sync_all,
+)
 
 import core
 from core.api import ALL, SPECTATOR, fold
@@ -35,6 +43,16 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.m
 TEKA = core.GAMES["teka"]
 SEED = 91
 ASKED = 1
+
+
+@pytest.fixture
+def quick_daphne(transactional_db: Any, tmp_path: Any) -> Any:
+    """daphne whose bots answer a secret question within half a second (not 4 s)."""
+    server = start_daphne(tmp_path, extra_env={"GAMENIGHT_BOT_SECRET_DELAY": "0.5"})
+    try:
+        yield server
+    finally:
+        stop_daphne(server)
 
 
 def test_the_seed_asks_seat_1_only() -> None:
@@ -202,15 +220,30 @@ def make_game(bot_at: int | None) -> Any:
     return store.create_game("teka", {}, seats, rng=Random(SEED))
 
 
-async def test_a_player_keeping_is_not_told_to_anyone(daphne_server, server_runtime):
+async def test_a_player_keeping_is_not_told_to_anyone(quick_daphne, server_runtime):
     game = await SHARDS.call(0, make_game, None)
-    await play_throw_in(daphne_server, game.pk, game.guest_secrets, bot=False)
+    await play_throw_in(quick_daphne, game.pk, game.guest_secrets, bot=False)
 
 
-async def test_a_bot_asked_about_a_throw_in_is_not_shown_thinking(daphne_server, server_runtime):
+async def test_a_bot_asked_about_a_throw_in_is_not_shown_thinking(quick_daphne, server_runtime):
     game = await SHARDS.call(0, make_game, ASKED)
     assert ASKED not in game.guest_secrets
-    await play_throw_in(daphne_server, game.pk, game.guest_secrets, bot=True)
+    await play_throw_in(quick_daphne, game.pk, game.guest_secrets, bot=True)
+
+
+async def test_a_bot_answers_a_secret_question_no_sooner_than_a_person(server_runtime, settings):
+    """Its keep at once would tell the table that the bot (the only one here) was asked."""
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_SECRET_DELAY": 0.9}
+    loop = asyncio.get_running_loop()
+    game = await SHARDS.call(0, make_game, ASKED)
+    spectator = await communicator(game.pk, "spectator")
+    asked_at = loop.time()
+    await spectator.hello()  # (the hello starts the bot)
+    await spectator.until(lambda f: f["type"] == "events" and spectator.seq >= 4, 10)
+    waited = loop.time() - asked_at
+    assert spectator.events[3]["event"] == {"type": "keep"}
+    assert 0.3 <= waited < 3, waited
+    await close_all([spectator])
 
 
 SEAT = "(?:shown_)?seat"

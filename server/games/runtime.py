@@ -484,6 +484,9 @@ HUB = Hub()
 # --------------------------------------------------------------------------- bots
 
 
+_SYSTEM_RANDOM = secrets.SystemRandom()
+
+
 class BotRunner:
     """Starts a bot whenever a game waits for a bot seat; at most one job per (game, seat)."""
 
@@ -629,6 +632,7 @@ class BotRunner:
         self.jobs[job] = (game_id, seat)
         try:
             loop = asyncio.get_running_loop()
+            asked_at = loop.time()
             seed = secrets.randbits(64)
             limit = float(knob("BOT_TIME_LIMIT", 10.0))
             if self.failures.get((game_id, seat), 0) >= 3:
@@ -638,6 +642,7 @@ class BotRunner:
             )
             if command is None:
                 return
+            await self._pace(game_id, seat, asked_at)
             await SHARDS.call(game_id, self._submit, game_id, seat, command, seq, dumps(view))
             self.failures.pop((game_id, seat), None)
         except IllegalMoveError as exc:
@@ -657,6 +662,21 @@ class BotRunner:
         # commit of this very move could not start while this job was still in flight.
         if self.enabled:
             SHARDS.submit(game_id, self.kick, game_id)
+
+    async def _pace(self, game_id: int, seat: int, asked_at: float) -> None:
+        """A bot answers a question whose existence is secret (Teka's throw-in) no sooner
+        than a person might: after a random time between a third of ``BOT_SECRET_DELAY``
+        and all of it from when it was asked. Its answer at once would tell the table that
+        a bot was asked, and with one bot at the table which hand is weak."""
+        asked = self.asked.get((game_id, seat))
+        if asked is None or asked[1] is None:
+            return  # everybody may know this seat is deciding: no reason to wait
+        most = float(knob("BOT_SECRET_DELAY", 4.0))
+        wait = _SYSTEM_RANDOM.uniform(most / 3, most) - (
+            asyncio.get_running_loop().time() - asked_at
+        )
+        if wait > 0:
+            await asyncio.sleep(wait)
 
     @staticmethod
     def _submit(game_id: int, seat: int, command: Any, seq: int, view_dump: str) -> str:
