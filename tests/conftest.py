@@ -6,7 +6,7 @@ import os
 
 import core
 
-pytest_plugins = ["server_fixtures"]
+pytest_plugins = ["server_fixtures", "process_check"]
 
 
 def pytest_report_header() -> list[str]:

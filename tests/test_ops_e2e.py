@@ -385,3 +385,66 @@ def test_workers_share_one_port_and_deliver_across_processes() -> None:
             out, _ = proc.communicate()
     assert proc.returncode == 0, out
     assert "2 daphne processes" in out and "daphne stopped" in out, out
+
+
+# --------------------------------------------------------------------------- no orphans
+
+
+def _alive(p: Any) -> bool:
+    import psutil
+
+    try:
+        return p.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_kill_9_of_daphne_leaves_no_bot_worker(daphne_server: Any) -> None:
+    """Bots think in daphne's process pool (spawned workers plus multiprocessing's resource
+    tracker). ``kill -9`` of daphne leaves them re-parented to init unless they die with it."""
+    import psutil
+
+    status, game = http("POST", f"{daphne_server.http}/api/games/", {
+        "kind": "teeko", "options": {},
+        "seats": [{"kind": "bot", "level": "random"}, {"kind": "guest", "name": "Ann"}]})
+    assert status == 201, game
+    daphne = psutil.Process(daphne_server.proc.pid)
+    deadline = time.monotonic() + 20
+    workers: list[Any] = []
+    while time.monotonic() < deadline:  # the bot's first move starts the pool
+        children = daphne.children(recursive=True)
+        workers = [c for c in children if "spawn_main" in " ".join(c.cmdline())]
+        if workers:
+            break
+        time.sleep(0.1)
+    assert workers, [c.cmdline() for c in daphne.children(recursive=True)]
+    children = daphne.children(recursive=True)  # workers and the resource tracker
+    daphne_server.proc.send_signal(signal.SIGKILL)
+    daphne_server.proc.wait(10)
+    deadline = time.monotonic() + 5
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [(c.pid, c.cmdline()) for c in children if _alive(c)]
+    assert not left, left
+
+
+def test_the_run_check_finds_a_process_left_behind() -> None:
+    """The session-end check (tests/process_check.py) sees a process of the run even after
+    its parent is gone and it was re-parented."""
+    import psutil
+    from process_check import run_processes
+
+    code = ("import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', "
+            "'import time; time.sleep(30)'], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL); "
+            "print(p.pid, flush=True)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=20)
+    orphan = psutil.Process(int(out.stdout.split()[0]))  # its parent has exited
+    try:
+        assert orphan.pid in [p.pid for p in run_processes()]
+    finally:
+        orphan.kill()
+        orphan.wait(5)
+    assert orphan.pid not in [p.pid for p in run_processes()]

@@ -16,10 +16,15 @@ _progress_queue: Any = None
 _progress_sink: Any = None  # in-process callable(job, share), for the thread pool
 
 
-def init(queue: Any) -> None:
-    """Process-pool initializer: where to put progress reports."""
+def init(queue: Any, parent: int | None = None) -> None:
+    """Process-pool initializer: where to put progress reports; die with the parent
+    (``parent``, the pid of the process that owns the pool: a daphne killed with SIGKILL
+    must not leave its workers behind)."""
     global _progress_queue
     _progress_queue = queue
+    from server.lifeline import die_with_parent
+
+    die_with_parent(parent)
     import core  # noqa: F401  (import the rules once per worker, not per move)
 
 

@@ -530,7 +530,7 @@ class BotRunner:
                         workers,
                         mp_context=ctx,
                         initializer=botworker.init,
-                        initargs=(self.progress_queue,),
+                        initargs=(self.progress_queue, os.getpid()),
                     )
                     threading.Thread(
                         target=self._read_progress, daemon=True, name="gamenight-bot-progress"
