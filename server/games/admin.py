@@ -172,5 +172,19 @@ class LeagueAdmin(admin.ModelAdmin):
 
 @admin.register(Token)
 class TokenAdmin(admin.ModelAdmin):
+    """Who has API tokens, never the tokens: a key is a credential (whoever reads it acts for
+    that user and sees that user's hand). The key is the primary key, so the list has no
+    links and no actions (both would carry it), and no token is made here. To revoke a
+    user's tokens, make the user inactive."""
+
     list_display = ("user", "created_at")
-    readonly_fields = ("key", "created_at")
+    list_display_links = None
+    actions = None
+    fields = ("user", "created_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
