@@ -8,12 +8,14 @@ against what the viewer may know (:func:`server_helpers.check_frames`)."""
 
 from __future__ import annotations
 
+import json
 from random import Random
 from typing import Any
 
 import pytest
 from server_helpers import (
     check_frames,
+    check_record,
     close_all,
     communicator,
     core_ready,
@@ -35,6 +37,30 @@ def states_by_seq(game_id: int) -> tuple[Any, list[Any], list[Any]]:
     for _, _, ev in e.log:
         states.append(g.evolve(states[-1], ev))
     return g, list(e.log), states
+
+
+def check_http(game_id: int, viewer: int, secret: str | None) -> None:
+    """(worker thread) what ``/state/?events=1`` and ``/log/`` tell ``viewer`` about a live
+    game: records as :func:`server_helpers.check_record` says, ``to_act`` as the core shows
+    it, and none of the viewer's secrets (unless the game has just ended: then all is shown)."""
+    from django.test import Client
+
+    c = Client()
+    q = "" if secret is None else f"seat={viewer}&secret={secret}"
+    state = c.get(f"/api/games/{game_id}/state/?events=1&{q}").json()
+    raw = b"".join(c.get(f"/api/games/{game_id}/log/?{q}").streaming_content)
+    lines = [json.loads(x) for x in raw.decode().splitlines()]
+    g, log, states = states_by_seq(game_id)
+    if state["viewer"] != viewer or lines[0]["viewer"] != viewer:
+        assert g.outcome(states[-1]) is not None  # finished meanwhile: shown whole
+        return
+    at = state["seq"]
+    assert state["to_act"] == g.visible_to_act(states[at], viewer)
+    for rec in [*state["events"], *lines[1:]]:
+        check_record(g, log, rec, viewer)
+    secrets = set(g.secrets(states[at], viewer))
+    assert not strings_in(state) & secrets
+    assert not strings_in(lines[1 : at + 1]) & secrets
 
 
 async def run_and_check(
@@ -79,7 +105,18 @@ async def run_and_check(
         players[i] = recording(await communicator(game.pk, f"seat {i}"))
         await players[i].hello(i, secret=game.guest_secrets[i])
     everyone = [*players.values(), spectator]
-    outcome = await play_out(players, [spectator], Random(seed), timeout=20)
+    http_checked = [0]
+
+    async def over_http() -> None:
+        # now and then, mid-game: /state/?events=1 and the live /log/ for every viewer
+        http_checked[0] += 1
+        if http_checked[0] % 7 == 1:
+            creds = {SPECTATOR: None} | {i: game.guest_secrets[i] for i in players}
+            for viewer, secret in creds.items():
+                await SHARDS.call(game.pk, check_http, game.pk, viewer, secret)
+
+    outcome = await play_out(players, [spectator], Random(seed), timeout=20, after_each=over_http)
+    assert http_checked[0] >= 2
     assert outcome is not None
     g, log, states = await SHARDS.call(game.pk, states_by_seq, game.pk)
     checked = 0
