@@ -86,6 +86,7 @@ class Daphne:
         self.log = log
         self.http = f"http://127.0.0.1:{port}"
         self.ws = f"ws://127.0.0.1:{port}"
+        self.app_name = ""
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")[-5000:]
@@ -120,6 +121,8 @@ def start_daphne(
     db["OPTIONS"] = {
         k: v for k, v in (sd.get("OPTIONS") or {}).items() if isinstance(v, (str, int))
     }
+    app_name = f"gamenight-test-{name}-{os.getpid()}"
+    db["OPTIONS"]["application_name"] = app_name  # its sessions in pg_stat_activity
     env = dict(os.environ)
     env.update(
         {
@@ -153,6 +156,7 @@ def start_daphne(
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
     server = Daphne(port, proc, log)
+    server.app_name = app_name
     deadline = time.time() + 30
     while True:
         if proc.poll() is not None:

@@ -112,6 +112,8 @@ def test_verify_sees_a_history_rewritten_with_recomputed_hashes(server_runtime, 
     play_random(other.pk, 3)
     export = tmp_path / "heads.jsonl"
     call_command("export_chain_heads", "--output", str(export))
+    assert export.read_text() == ""  # live games only with --live (their heads tell secrets)
+    call_command("export_chain_heads", "--live", "--output", str(export))
     lines = [json.loads(x) for x in export.read_text().splitlines()]
     heads = {x["game"]: x for x in lines}
     assert heads[game.pk]["events"] == 9 and heads[other.pk]["events"] == 4
@@ -189,9 +191,10 @@ def test_the_server_role_may_only_append_while_the_game_plays(daphne_server, app
         return int(g["id"])
 
     gid = asyncio.run(play())
-    with connection.cursor() as cur:
+    with connection.cursor() as cur:  # start_daphne names daphne's sessions
         cur.execute("SELECT DISTINCT usename FROM pg_stat_activity "
-                    "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+                    "WHERE datname = current_database() AND application_name = %s",
+                    [daphne_server.app_name])
         users = {r[0] for r in cur.fetchall()}
     app_user = app_conn.info.user
     assert users == {app_user}, users  # daphne's sessions are all the restricted role's
