@@ -230,3 +230,31 @@ def test_the_server_role_may_only_append_while_the_game_plays(daphne_server, app
     tamper(("DELETE FROM games_event WHERE game_id = %s AND seq = 5", [gid]))
     verdict = _http(base, "GET", f"/api/games/{gid}/verify/")
     assert verdict["ok"] is False and verdict["bad_seq"] == 5, verdict
+
+
+def test_roles_from_the_environment(monkeypatch, tmp_path):
+    """DATABASE_URL is the app role; DATABASE_OWNER_URL (when set) the owner, who migrates
+    and gives the user of DATABASE_URL its rights; without it there is no separate role."""
+    from server.games import grants
+
+    monkeypatch.delenv("GAMENIGHT_APP_ROLE", raising=False)
+    monkeypatch.setenv("DATABASE_URL", "postgresql://gn:pw@db.example/games")
+    monkeypatch.setenv("DATABASE_OWNER_URL", "postgresql://gn_owner:secret@db.example/games")
+    for role, user, password in (("owner", "gn_owner", "secret"), ("app", "gn", "pw")):
+        monkeypatch.setenv("GAMENIGHT_DB_ROLE", role)
+        db = dbconfig.database_settings(tmp_path)
+        assert (db["USER"], db["PASSWORD"], db["NAME"]) == (user, password, "games")
+    assert dbconfig.app_credentials() == ("gn", "pw") and grants.app_role() == "gn"
+    monkeypatch.delenv("GAMENIGHT_DB_ROLE")
+    assert dbconfig.db_role() == "owner"  # under pytest: the tests create the test database
+    monkeypatch.delenv("DATABASE_OWNER_URL")
+    assert dbconfig.database_settings(tmp_path)["USER"] == "gn"
+    assert dbconfig.app_credentials() is None and grants.app_role() is None
+    monkeypatch.delenv("DATABASE_URL")
+    assert dbconfig.app_credentials() == (dbconfig.APP_ROLE, "")
+    monkeypatch.setenv("GAMENIGHT_DB_ROLE", "root")
+    with pytest.raises(ValueError, match="owner or app"):
+        dbconfig.db_role()
+    stmts = grants.grant_sql("gn")
+    assert 'GRANT SELECT, INSERT ON "public"."games_event" TO "gn"' in stmts
+    assert not any("TRUNCATE" in s or "TRIGGER" in s for s in stmts)
