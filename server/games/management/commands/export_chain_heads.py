@@ -6,9 +6,11 @@ One line a game, e.g. ``{"events":41,"game":7,"head":"9f2c..."}``. Only games wh
 verifies are written (a broken one is reported and the command fails after writing the
 others). Live games only with ``--live``: a live game's head lets whoever has the file test
 guesses of its hidden events (like ``/verify/``, which gives no head for a live game), so
-such a file stays with the operator until those games are over. Keep the file away from the database (print it, mail it, put it in the club's
-archive): ``verify_chain --against FILE`` later checks that every exported game still begins
-with exactly those events, which nobody who can rewrite the database can fake.
+such a file stays with the operator until those games are over.
+
+Keep the file away from the database (print it, mail it, put it in the club's archive):
+``verify_chain --against FILE`` later checks that every exported game still begins with
+exactly those events, which nobody who can rewrite the database can fake.
 """
 
 from __future__ import annotations
