@@ -50,7 +50,7 @@ OWNER_ROLE = "gamenight_owner"
 """Embedded server: owns the database and its tables, runs the migrations (not a superuser)."""
 APP_ROLE = "gamenight_app"
 """Embedded server: the role daphne uses (INSERT and SELECT on the event log, see grants)."""
-ROLES_VERSION = "1"
+ROLES_VERSION = "2"
 CONN_MAX_AGE = 0
 """0: connections come from a pool (server/settings.py, server/games/dbpool.py)."""
 
@@ -415,7 +415,8 @@ def ensure_database(host: str, port: int | str, name: str) -> None:
 
 def ensure_roles(conn: Any) -> None:
     """(as the superuser) :data:`OWNER_ROLE` (may create databases: pytest makes its test
-    databases) and :data:`APP_ROLE`, both able to log in, neither a superuser."""
+    databases) and :data:`APP_ROLE`, both able to log in, neither a superuser; the owner is a
+    member of the app role (so it may end the server's sessions)."""
     from psycopg import sql
 
     for role, extra in ((OWNER_ROLE, "CREATEDB"), (APP_ROLE, "NOCREATEDB")):
@@ -423,6 +424,10 @@ def ensure_roles(conn: Any) -> None:
             with contextlib.suppress(Exception):
                 conn.execute(sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEROLE " + extra)
                              .format(sql.Identifier(role)))
+    # The owner may stop the app role's sessions (pg_terminate_backend), nothing more.
+    with contextlib.suppress(Exception):
+        conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(APP_ROLE),
+                                                       sql.Identifier(OWNER_ROLE)))
 
 
 def hand_over(conn: Any, name: str) -> None:

@@ -226,6 +226,11 @@ def test_the_server_role_may_only_append_while_the_game_plays(daphne_server, app
     assert app_conn.execute("SELECT count(*) FROM games_event WHERE game_id = %s",
                             (gid,)).fetchone() == (5,)
     assert _http(base, "GET", f"/api/games/{gid}/verify/")["ok"] is True
+    with connection.cursor() as cur:  # the owner may end the server's sessions (fault tests)
+        cur.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE application_name = %s", [daphne_server.app_name])
+        assert cur.fetchone()[0] >= 1
+    assert _http(base, "GET", f"/api/games/{gid}/verify/")["ok"] is True
 
     tamper(("DELETE FROM games_event WHERE game_id = %s AND seq = 5", [gid]))
     verdict = _http(base, "GET", f"/api/games/{gid}/verify/")
