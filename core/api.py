@@ -45,6 +45,12 @@ ALL: Final = -2
 META_COMMANDS: Final = frozenset({"resign", "offer_draw", "accept_draw", "decline_draw"})
 """Command types that are not moves of the game itself (where a game offers them)."""
 
+TABLE_EVENTS: Final = frozenset({"table", "timeout", "seat_to_bot"})
+"""Events the server records about the table rather than the game: the table's time rules
+(``table``), a seat that ran out of time (``timeout``), a seat handed to a bot
+(``seat_to_bot``). ``evolve`` leaves the state as it is for them; what a timeout causes
+follows in the log as ordinary events (:meth:`Game.forfeit`, or a bot's move)."""
+
 
 class Outcome:
     """How a finished game ended.
@@ -134,6 +140,13 @@ class Game:
     def legal_commands(self, state: Any, seat: int) -> list[Obj]:
         """Every command ``seat`` may send now, meta commands (resign...) included."""
         raise NotImplementedError
+
+    def forfeit(self, state: Any, seat: Any) -> list[Obj]:
+        """Events that end a running game with ``seat`` losing on time (a chess-clock loss,
+        reason ``timeout``), or ``[]`` where running out of time does not lose the game (the
+        server then has a bot make the seat's move). Raises :class:`IllegalMoveError` when
+        the game is over or ``seat`` is not a seat."""
+        return []
 
     def outcome(self, state: Any) -> Outcome | None:
         """``None`` while the game goes on (for a match: until the whole match ends)."""

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from core.api import (
     ALL,
+    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -429,6 +430,8 @@ class TedokuGame(Game):
         st: TedokuState = state
         kind = event.get("type")
         s = st.copy()
+        if kind in TABLE_EVENTS:
+            return s
         if kind == "start":
             opts = self.options(event["options"])
             n = int(opts["seats"])

@@ -15,6 +15,7 @@ from random import Random
 from typing import Any, Final
 
 from core.api import (
+    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -378,6 +379,8 @@ class TeekoGame(Game):
         s: TeekoState = state
         kind = event["type"]
         n = s.copy()
+        if kind in TABLE_EVENTS:
+            return n
         if kind == "placed" or kind == "moved":
             seat: int = event["seat"]
             to = parse_square(event["to"])
@@ -469,6 +472,12 @@ class TeekoGame(Game):
         raise IllegalMoveError(
             "malformed", f"unknown command type {kind!r}; Teeko commands: {COMMAND_TYPES}"
         )
+
+    def forfeit(self, state: Any, seat: Any) -> list[Obj]:
+        s: TeekoState = state
+        seat = check_seat(self, s, seat)
+        self._check_running(s)
+        return [_game_over([1 - seat], "timeout")]
 
     def _check_running(self, s: TeekoState) -> None:
         if s.over:

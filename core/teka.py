@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from core.api import (
     ALL,
+    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -437,6 +438,8 @@ class TekaGame(Game):
         old: TekaState = state
         s = old.copy()
         t = event["type"]
+        if t in TABLE_EVENTS:
+            return s
         if t == "start":
             s.options = dict(event["options"])
             s.target = int(s.options["target"])

@@ -24,6 +24,7 @@ from random import Random
 from typing import Any, Final
 
 from core.api import (
+    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -63,7 +64,7 @@ K_DEST: Final = 3
 """``K_DEST + seat``: the disc of ``seat`` on the destination square went back to its owner."""
 
 COMMAND_TYPES: Final = "move, pass, resign"
-REASONS: Final[list[str]] = ["last_disc", "blocked", "resign", "points", "move_cap"]
+REASONS: Final[list[str]] = ["last_disc", "blocked", "resign", "points", "move_cap", "timeout"]
 
 # Directions: the first four are orthogonal, the last four diagonal.
 _DIRS: Final[list[tuple[int, int]]] = [
@@ -574,6 +575,8 @@ class TikuGame(Game):
         s: TikuState = state
         kind = event["type"]
         n = s.copy()
+        if kind in TABLE_EVENTS:
+            return n
         if kind == "moved":
             _apply_move(
                 n, int(event["seat"]), parse_square(event["from"]), parse_square(event["to"])
@@ -635,6 +638,14 @@ class TikuGame(Game):
         raise IllegalMoveError(
             "malformed", f"unknown command type {kind!r}; Tiku commands: {COMMAND_TYPES}"
         )
+
+    def forfeit(self, state: Any, seat: Any) -> list[Obj]:
+        s: TikuState = state
+        seat = check_seat(self, s, seat)
+        self._check_running(s)
+        n = s.copy()
+        _finish(n, [1 - seat], "timeout")
+        return [_game_over_event(n)]
 
     def _check_running(self, s: TikuState) -> None:
         if s.over:

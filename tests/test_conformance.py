@@ -20,7 +20,7 @@ import pytest
 from leaks import strings_in
 
 from core import ALL, GAMES, SPECTATOR, IllegalMoveError
-from core.api import META_COMMANDS, Game, dumps, fold
+from core.api import META_COMMANDS, TABLE_EVENTS, Game, dumps, fold
 
 SCALE = float(os.environ.get("GAMENIGHT_CONFORMANCE_SCALE", "1"))
 # Playthroughs per game (summed over its example option sets): thousands in total.
@@ -140,3 +140,51 @@ def test_registry(name: str) -> None:
     for raw in game.example_options():
         opts = game.options(raw)
         assert game.min_seats <= opts["seats"] <= game.max_seats
+
+
+TABLE_SAMPLES = [
+    {"type": "table", "move_limit": 30, "clock": None, "increment": 0, "abandon": 60},
+    {"type": "timeout", "seat": 0},
+    {"type": "seat_to_bot", "seat": 1, "by": 0, "level": "random"},
+]
+LOSES_ON_TIME = {"teeko", "tiku"}  # the others: a bot makes the timed-out seat's move
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_table_events_and_forfeit(name: str) -> None:
+    """Table events (time rules, timeouts, seats handed to bots) leave the state as it is at
+    any point of a game; ``forfeit`` ends a two-player game with that seat losing on time
+    and is ``[]`` for the others."""
+    assert {ev["type"] for ev in TABLE_SAMPLES} == TABLE_EVENTS
+    game = GAMES[name]
+    rng = Random(5)
+    state = fold(game, game.start(game.options(game.example_options()[0]), Random(5)))
+    seats = game.seats(state)
+    for _step in range(40):
+        if game.outcome(state) is not None:
+            break
+        before = dumps(game.view(state, ALL))
+        for ev in TABLE_SAMPLES:
+            assert dumps(game.view(game.evolve(state, ev), ALL)) == before
+        for seat in range(seats):
+            events = game.forfeit(state, seat)
+            assert dumps(game.view(state, ALL)) == before, "forfeit mutated the state"
+            assert bool(events) == (name in LOSES_ON_TIME)
+            if events:
+                after = state
+                for ev in events:
+                    after = game.evolve(after, roundtrip(ev))
+                out = game.outcome(after)
+                assert out is not None and out.winners == [1 - seat] and out.reason == "timeout"
+        if name in LOSES_ON_TIME:
+            with pytest.raises(IllegalMoveError):
+                game.forfeit(state, seats)
+        actor = rng.choice(game.to_act(state))
+        moves = [c for c in game.legal_commands(state, actor) if c["type"] not in META_COMMANDS]
+        for ev in game.decide(state, actor, rng.choice(moves), rng):
+            state = game.evolve(state, ev)
+    if name in LOSES_ON_TIME:
+        state = fold(game, [*game.start(game.options({}), Random(1)), *game.forfeit(
+            fold(game, game.start(game.options({}), Random(1))), 0)])
+        with pytest.raises(IllegalMoveError):
+            game.forfeit(state, 1)
