@@ -943,6 +943,8 @@ class TekaGame(Game):
                 "hands": [list(hands[i]) if i == viewer else None for i in range(SEATS)],
                 "counts": [len(h) for h in hands],
             }
+        if t == "timeout" and event.get("hidden") and event.get("seat") != viewer:
+            return {"type": "timeout"}  # (a throw-in question ran out: who was asked is private)
         if t == "keep" and event["seat"] != viewer:
             # Who was allowed to throw in stays private unless they do throw in.
             return {"type": "keep"}

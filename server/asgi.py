@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
@@ -21,6 +22,7 @@ django_app = ASGIStaticFilesHandler(get_asgi_application())
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from server.games.clocks import TIMEKEEPER  # noqa: E402
 from server.games.routing import websocket_urlpatterns  # noqa: E402
 from server.games.runtime import HUB  # noqa: E402
 
@@ -31,6 +33,12 @@ try:  # under daphne: oversize frames and close codes as docs/protocol.md says
 except ImportError:  # another ASGI server
     pass
 
+if "daphne" in os.path.basename(os.path.dirname(sys.argv[0])) + os.path.basename(sys.argv[0]):
+    # Served by daphne: the table clocks run from the start (deadlines re-armed from the
+    # log), not only from the first request. (Imported elsewhere, e.g. by tests: on the
+    # first request, below.)
+    TIMEKEEPER.start()
+
 router = ProtocolTypeRouter(
     {
         "http": django_app,
@@ -40,8 +48,11 @@ router = ProtocolTypeRouter(
 
 
 async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """Records the event loop (commits made in worker threads hand frames to it)."""
+    """Records the event loop (commits made in worker threads hand frames to it) and starts
+    the table clocks (their deadlines re-armed from the log) with the first request."""
     HUB.set_loop(asyncio.get_running_loop())
+    if TIMEKEEPER.thread is None:
+        TIMEKEEPER.start()
     if scope["type"] == "lifespan":
         while True:
             message = await receive()

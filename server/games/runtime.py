@@ -27,6 +27,7 @@ import queue
 import secrets
 import struct
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -37,7 +38,7 @@ from psycopg.errors import UniqueViolation
 
 from core.api import ALL, SPECTATOR, IllegalMoveError, dumps
 
-from . import botworker, dbpool, store
+from . import botworker, clocks, dbpool, store
 
 log = logging.getLogger("server.games")
 
@@ -151,8 +152,14 @@ ASYNC_LOCKS: dict[int, asyncio.Lock] = {}
 async def submit(game_id: int, seat: int, command: Any, expected_seq: Any) -> store.SubmitResult:
     """The socket path of :func:`server.games.store.submit`: same checks, same statement,
     run on the event loop when the game is cached and no thread is busy with it (else on the
-    game's worker thread)."""
+    game's worker thread). ``{"type": "replace_with_bot", "seat": K}`` is the table's, not
+    the game's: see :func:`server.games.clocks.replace_with_bot`."""
     store.check_expected(expected_seq)
+    if isinstance(command, dict) and command.get("type") == "replace_with_bot":
+        away = HUB.away(game_id, command.get("seat"))
+        return await SHARDS.call(
+            game_id, clocks.replace_with_bot, game_id, seat, command, expected_seq, away
+        )
     if not knob("ASYNC_DB", True):
         return await SHARDS.call(game_id, store.submit, game_id, seat, command, expected_seq)
     alock = ASYNC_LOCKS.get(game_id)
@@ -227,6 +234,9 @@ def events_frame(
     }
     if with_view:
         frame.update(store.viewer_view(e, state, viewer))
+        clock = clocks.frame_clock(e, frame["to"], state, viewer)
+        if clock is not None:
+            frame["clock"] = clock
     return json.dumps(frame, separators=(",", ":"))
 
 
@@ -250,6 +260,7 @@ def catchup_frames(
     for ``viewer``, in chunks, the view of the head state on the last frame (always at least
     one frame); the ``finished`` frame when the game is over."""
     e = store.entry(game_id, fresh=True)
+    clocks.ensure(e)
     with store.game_lock(game_id):
         head, state, recs = e.seq, e.state, e.log[max(after, 0) : e.seq]
     out: list[tuple[int, str]] = []
@@ -287,6 +298,10 @@ class Hub:
         self.lock = threading.Lock()
         self.layer: Any = None
         self.layer_checked = False
+        # When (monotonic) each seat's last socket here closed, and when this process first
+        # had a socket on each game: how long a seat has been away (abandoned seats).
+        self.left_at: dict[tuple[int, int], float] = {}
+        self.seen_at: dict[int, float] = {}
 
     def set_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.loop is not loop:
@@ -312,6 +327,7 @@ class Hub:
     def join(self, game_id: int, conn: Any) -> Room:
         with self.lock:
             room = self.rooms.setdefault(game_id, Room())
+            self.seen_at.setdefault(game_id, time.monotonic())
             room.conns.add(conn)
             room.viewers[conn.viewer] = room.viewers.get(conn.viewer, 0) + 1
             return room
@@ -322,6 +338,8 @@ class Hub:
             if room is None or conn not in room.conns:
                 return
             room.conns.discard(conn)
+            if conn.seat is not None and not any(c.seat == conn.seat for c in room.conns):
+                self.left_at[(game_id, conn.seat)] = time.monotonic()
             n = room.viewers.get(conn.viewer, 0) - 1
             if n > 0:
                 room.viewers[conn.viewer] = n
@@ -334,6 +352,19 @@ class Hub:
                     store.drop_cache(game_id)
                     ASYNC_LOCKS.pop(game_id, None)
                     BOTS.bot_seats.pop(game_id, None)
+
+    def away(self, game_id: int, seat: Any) -> float | None:
+        """Seconds seat ``seat`` has had no socket on this process (None: it has one). A
+        seat never seen here counts from when this process first had a socket on the game."""
+        with self.lock:
+            room = self.rooms.get(game_id)
+            if room is not None and any(c.seat == seat for c in room.conns):
+                return None
+            now = time.monotonic()
+            since = self.seen_at.get(game_id, now)
+            if isinstance(seat, int):
+                since = max(since, self.left_at.get((game_id, seat), since))
+            return now - since
 
     def viewer_ids(self, game_id: int) -> list[int]:
         with self.lock:
@@ -473,6 +504,7 @@ def seat_info(game_id: int) -> list[dict[str, Any]]:
             "name": s.name,
             "taken": s.filled,
             "bot_level": s.bot_level or None,
+            "replaced": store.seat_replaced(s),
         }
         for s in Seat.objects.filter(game_id=game_id).order_by("number")
     ]
@@ -711,6 +743,8 @@ def install() -> None:
         import sys
 
         sys.setswitchinterval(float(interval))
+    if clocks.on_batch not in store.LISTENERS:
+        store.LISTENERS.insert(0, clocks.on_batch)  # (before the hub: frames show the clock)
     if HUB.on_batch not in store.LISTENERS:
         store.LISTENERS.append(HUB.on_batch)
     if HUB.on_seats_changed not in store.SEAT_LISTENERS:

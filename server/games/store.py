@@ -33,6 +33,7 @@ import core
 from core.api import ALL, IllegalMoveError, OptionsError, dumps
 from core.api import Game as CoreGame
 
+from . import clocks
 from .inputs import shown, text_ok
 from .models import Game, League, Seat
 
@@ -388,16 +389,31 @@ class SubmitResult:
 
 class Move:
     """A decided command: its events (records), chain hashes, the state after, and the
-    single SQL statement that appends it (plus the game's end when it ended)."""
+    single SQL statement that appends it (plus the game's end when it ended).
 
-    def __init__(self, e: Entry, seat: int, command: Any, rng: Random) -> None:
+    ``pre``: (seat, event) pairs the server appends before the command's events, in the same
+    statement (a ``timeout`` before the move a bot makes for the seat that ran out of time);
+    ``command`` None: only those."""
+
+    def __init__(
+        self,
+        e: Entry,
+        seat: int,
+        command: Any,
+        rng: Random,
+        pre: list[tuple[int | None, dict[str, Any]]] | None = None,
+    ) -> None:
         game = e.game
-        events = game.decide(e.state, seat, command, rng)
+        pairs = list(pre or [])
+        if command is not None:
+            pairs += [(seat, ev) for ev in game.decide(e.state, seat, command, rng)]
         state = e.state
-        for ev in events:
+        for _s, ev in pairs:
             state = game.evolve(state, ev)
         self.entry = e
-        self.records: list[Record] = [(e.seq + i, seat, ev) for i, ev in enumerate(events, start=1)]
+        self.records: list[Record] = [
+            (e.seq + i, s, ev) for i, (s, ev) in enumerate(pairs, start=1)
+        ]
         self.state = state
         self.outcome = game.outcome(state)
         self.hashes: list[str] = []
@@ -434,10 +450,16 @@ def current_seq(game_id: int) -> int:
 
 
 def submit(
-    game_id: int, seat: int, command: Any, expected_seq: Any, rng: Random | None = None
+    game_id: int,
+    seat: int,
+    command: Any,
+    expected_seq: Any,
+    rng: Random | None = None,
+    pre: list[tuple[int | None, dict[str, Any]]] | None = None,
 ) -> SubmitResult:
     """Apply ``command`` from ``seat`` (already authorised by the caller) if the game is at
     ``expected_seq``. Appends the events in one transaction; listeners run after commit.
+    ``pre``: table events appended first, in the same statement (see :class:`Move`).
     Raises :class:`IllegalMoveError` (incl. :class:`StaleError`, code ``stale``)."""
     check_expected(expected_seq)
     with game_lock(game_id):
@@ -446,7 +468,7 @@ def submit(
             _refresh(e)  # another process may have appended
         if expected_seq != e.seq:
             raise StaleError(expected_seq, e.seq)
-        move = Move(e, seat, command, rng or new_rng())
+        move = Move(e, seat, command, rng or new_rng(), pre)
         try:
             if connection.in_atomic_block:
                 # Inside a caller's transaction: listeners run when that one commits.
@@ -626,6 +648,7 @@ def _store_game(
     created_by: Any,
     times: list[datetime] | None = None,
     created_at: datetime | None = None,
+    table: dict[str, Any] | None = None,
 ) -> tuple[Game, dict[int, str]]:
     """Store a new game with its first ``records``. Times: the game's ``created_at`` and its
     events' are the transaction's ``now()`` (so the game is never created after its first
@@ -655,6 +678,10 @@ def _store_game(
         status = Game.LIVE if all(s.filled for s in rows) else Game.OPEN
         Game.objects.filter(pk=game.pk).update(status=status)
         game.status = status
+        if table is not None and outcome is None:
+            # The table's time rules, in the log; they run once every seat is taken.
+            ev = clocks.table_event(table, running=status == Game.LIVE)
+            records = [*records, (len(records) + 1, None, ev)]
         if records:
             _insert(game.pk, records, GENESIS, times)
         if outcome is not None:
@@ -681,20 +708,25 @@ def create_game(
     league: Any = None,
     created_by: Any = None,
     rng: Random | None = None,
+    table: Any = None,
 ) -> Game:
     """Create a game and append its start events. ``seats``: one spec per seat, e.g.
     ``{"kind": "open"}``, ``{"kind": "bot", "level": 2}``, ``{"kind": "user", "username": "ann"}``
-    or ``{"kind": "guest", "name": "Bob"}`` (missing seats are open). Guest secrets are on
+    or ``{"kind": "guest", "name": "Bob"}`` (missing seats are open). ``table``: time rules
+    (see :func:`server.games.clocks.parse_rules`; None: none). Guest secrets are on
     ``game.guest_secrets`` ({seat: secret}). Raises OptionsError."""
     cg = _game_kind(kind)
     opts = cg.options(options if options is not None else {})
+    rules = clocks.parse_rules(kind, table)
     events = cg.start(opts, rng or new_rng())
     records: list[Record] = [(i, None, ev) for i, ev in enumerate(events, start=1)]
     seats = reseat(seats, events)
     state = cg.initial()
     for ev in events:
         state = cg.evolve(state, ev)
-    game, guest_secrets = _store_game(kind, opts, seats, records, state, league, created_by)
+    game, guest_secrets = _store_game(
+        kind, opts, seats, records, state, league, created_by, table=rules
+    )
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     game.seating = seating(events)  # type: ignore[attr-defined]
     return game
@@ -814,7 +846,13 @@ def join_seat(
             raise JoinError("the game is over")
         seats = list(game.seat_set.all())
         if authed:
-            mine = [s for s in seats if s.user_id == user.pk and (seat is None or s.number == seat)]
+            mine = [
+                s
+                for s in seats
+                if s.user_id == user.pk
+                and s.kind != Seat.BOT  # (a seat handed to a bot is not theirs any more)
+                and (seat is None or s.number == seat)
+            ]
             if mine:
                 return mine[0].number, None
         free = [s for s in seats if s.kind == Seat.OPEN and not s.claimed]
@@ -837,9 +875,16 @@ def join_seat(
         s.claimed = True
         s.save()
         if all(x.filled for x in seats):
-            Game.objects.filter(pk=game_id, status=Game.OPEN).update(status=Game.LIVE)
+            if Game.objects.filter(pk=game_id, status=Game.OPEN).update(status=Game.LIVE):
+                clocks.start_running(game_id)
         transaction.on_commit(lambda: _notify_seats(game_id))
         return s.number, secret
+
+
+def seat_replaced(s: Seat) -> bool:
+    """Whether a bot seat was a player's, handed to a bot when they left (``seat_to_bot``):
+    its user or guest secret stays on the row."""
+    return s.kind == Seat.BOT and (s.user_id is not None or bool(s.secret))
 
 
 def seat_holder_ok(game_id: int, seat: int, user: Any = None, secret: str | None = None) -> bool:

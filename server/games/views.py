@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
-from . import dbpool, leagues, store
+from . import clocks, dbpool, leagues, store
 from .inputs import BadInput, loads, shown, text_ok
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
@@ -117,6 +117,7 @@ def game_json(g: Game, seq: int | None = None) -> dict[str, Any]:
                 "name": s.name,
                 "taken": s.filled,
                 "bot_level": s.bot_level or None,
+                "replaced": store.seat_replaced(s),
             }
             for s in g.seat_set.all()
         ],
@@ -266,6 +267,7 @@ def create(request: HttpRequest) -> Any:
             data.get("seats"),
             league=data.get("league"),
             created_by=user,
+            table=data.get("table"),
         )
         guest_secrets = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
         joined = None
@@ -342,6 +344,10 @@ def state(request: HttpRequest, game_id: int) -> Any:
     e, at, st = store.state_at(game_id, seq)
     out = {"game": game_id, "kind": g.kind, "seq": at, "head": e.seq, "viewer": viewer}
     out.update(store.viewer_view(e, st, viewer))
+    if at == e.seq and clocks.ensure(e) is not None:
+        clock = clocks.frame_clock(e, at, st, viewer)
+        if clock is not None:
+            out["clock"] = clock
     if request.GET.get("events") in ("1", "true"):
         out["events"] = store.redact_records(e, e.log[:at], viewer)
     return out
@@ -419,6 +425,8 @@ HOME_LIMIT = 20
 
 
 def _seat_label(s: Any) -> str:
+    if store.seat_replaced(s):
+        return f"{s.name or 'guest'} (left; bot)"
     if s.kind == s.BOT:
         return f"bot ({s.bot_level})" if s.bot_level else "bot"
     if not s.filled:

@@ -1,0 +1,315 @@
+"""Table time rules over a real daphne and real sockets: a move time limit and a chess clock
+that end a Teeko game on time, a Tedoku seat whose move a bot makes when its time is up, a
+seat whose player left handed to a bot by the other player (refused before the table's
+abandon time), deadlines re-armed from the log after a daphne restart, bad rules refused."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from server_fixtures import start_daphne, stop_daphne
+from test_e2e_server import ahttp, http, ws_client
+
+import core
+from core.api import ALL, dumps, fold
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+
+
+def types(client: Any) -> list[str]:
+    return [r["event"]["type"] for r in client.events]
+
+
+async def seen(client: Any, pred: Any, timeout: float = 10) -> dict[str, Any]:
+    """The first frame received so far, or from now on, that ``pred`` accepts."""
+    for f in client.frames:
+        if pred(f):
+            return f
+    return await client.until(pred, timeout)
+
+
+async def finished(client: Any, timeout: float = 10) -> dict[str, Any]:
+    return client.finished or await client.until(lambda f: f["type"] == "finished", timeout)
+
+
+def folded_outcome(server: Any, game_id: int, kind: str) -> Any:
+    """The outcome of folding the game's exported log with the core alone."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{server.http}/api/games/{game_id}/log/", timeout=10) as r:
+        lines = [json.loads(x) for x in r.read().decode().splitlines()]
+    header, records = lines[0], lines[1:]
+    assert header["viewer"] == ALL
+    game = core.GAMES[kind]
+    out = game.outcome(fold(game, [rec["event"] for rec in records]))
+    return out.to_json() if out is not None else None, records
+
+
+async def test_teeko_move_limit_loses_on_time(daphne_server):
+    server = daphne_server
+    g = await ahttp(
+        server,
+        "POST",
+        "/api/games/",
+        {"kind": "teeko", "table": {"move_limit": 1}, "join": {"name": "Ann"}},
+    )
+    gid = g["id"]
+    ann = await ws_client(server, gid, "ann")
+    await ann.hello(0, secret=g["joined"]["secret"])
+    # seats open: the rules are in the log, the clocks not running yet
+    rules = [r["event"] for r in ann.events if r["event"]["type"] == "table"]
+    assert rules == [
+        {
+            "type": "table",
+            "move_limit": 1,
+            "clock": None,
+            "increment": 0,
+            "abandon": None,
+            "running": False,
+        }
+    ]
+    await asyncio.sleep(1.3)  # no timeout while the table waits for a player
+    assert "timeout" not in types(ann)
+    j = await ahttp(server, "POST", "/api/join/", {"code": g["code"], "name": "Bob"})
+    bob = await ws_client(server, gid, "bob")
+    await bob.hello(1, secret=j["secret"])
+    frame = await ann.until(lambda f: f["type"] == "events" and "clock" in f and f["clock"]["running"])
+    assert frame["clock"]["deadlines"][0]["seat"] == 0
+    assert 0 < frame["clock"]["deadlines"][0]["ms"] <= 1000
+    started = time.monotonic()
+    fin = await finished(ann)
+    waited = time.monotonic() - started
+    assert fin["outcome"] == {"winners": [1], "reason": "timeout", "scores": []}
+    assert 0.7 < waited < 3.0, waited
+    assert types(ann)[-3:] == ["table", "timeout", "game_over"]
+    timeout = [r for r in ann.events if r["event"]["type"] == "timeout"]
+    assert timeout == [{"seq": timeout[0]["seq"], "seat": None, "event": {"type": "timeout", "seat": 0}}]
+    await finished(bob)
+    detail = await ahttp(server, "GET", f"/api/games/{gid}/")
+    assert detail["status"] == "finished" and detail["outcome"]["reason"] == "timeout"
+    outcome, records = await asyncio.to_thread(folded_outcome, server, gid, "teeko")
+    assert outcome == fin["outcome"]
+    assert [r["event"] for r in records] == [r["event"] for r in ann.events]
+    assert (await ahttp(server, "GET", f"/api/games/{gid}/verify/"))["ok"]
+    for c in (ann, bob):
+        await c.ws.close()
+
+
+async def test_teeko_chess_clock(daphne_server):
+    server = daphne_server
+    g = await ahttp(
+        server,
+        "POST",
+        "/api/games/",
+        {"kind": "teeko", "table": {"clock": 2, "increment": 1}, "seats": ["guest", "guest"]},
+    )
+    gid, secrets = g["id"], g["guest_secrets"]
+    ann, bob = await ws_client(server, gid, "ann"), await ws_client(server, gid, "bob")
+    await ann.hello(0, secret=secrets["0"])
+    await bob.hello(1, secret=secrets["1"])
+    assert ann.frames[-1]["clock"]["remaining"][1] == 2000
+    assert (await ann.command({"type": "place", "to": "c3"}))["type"] == "ok"
+    frame = await bob.until(lambda f: f["type"] == "events" and f["events"] and "clock" in f)
+    left = frame["clock"]["remaining"]
+    assert 2000 < left[0] <= 3000  # Ann: 2 s - her think + 1 s increment
+    assert 1500 < left[1] <= 2000  # (Bob's is running)
+    assert frame["clock"]["deadlines"] == [{"seat": 1, "ms": left[1]}]
+    fin = await finished(bob)
+    assert fin["outcome"]["winners"] == [0] and fin["outcome"]["reason"] == "timeout"
+    outcome, _records = await asyncio.to_thread(folded_outcome, server, gid, "teeko")
+    assert outcome == fin["outcome"]
+    for c in (ann, bob):
+        await c.ws.close()
+
+
+async def test_tedoku_timed_out_seat_played_by_a_bot(daphne_server):
+    server = daphne_server
+    g = await ahttp(
+        server,
+        "POST",
+        "/api/games/",
+        {
+            "kind": "tedoku",
+            "options": {"seats": 2},
+            "table": {"move_limit": 1},
+            "seats": ["guest", "guest"],
+        },
+    )
+    gid, secrets = g["id"], g["guest_secrets"]
+    ann, bob = await ws_client(server, gid, "ann"), await ws_client(server, gid, "bob")
+    await ann.hello(0, secret=secrets["0"])
+    await bob.hello(1, secret=secrets["1"])
+    place = next(c for c in ann.legal if c["type"] not in core.api.META_COMMANDS)
+    assert (await ann.command(place))["type"] == "ok"
+    # Bob does nothing: his placement is made for him, after a timeout, in one append
+    await seen(ann, lambda f: f["type"] == "events" and any(
+        r["event"]["type"] == "timeout" for r in f["events"]), 5)
+    i = types(ann).index("timeout")
+    timeout, after = ann.events[i], ann.events[i + 1]
+    assert timeout["seat"] is None and timeout["event"] == {"type": "timeout", "seat": 1}
+    assert after["seat"] == 1 and after["event"]["type"] != "timeout"
+    # the turn went on: both seats are waited for again, with fresh deadlines
+    await ann.sync_to(after["seq"])
+    assert sorted(ann.to_act) == [0, 1]
+    assert [d["seat"] for d in ann.frames[-1]["clock"]["deadlines"]] == [0, 1]
+    for c in (ann, bob):
+        await c.ws.close()
+
+
+def league_of_two() -> int:
+    """(a thread) users ann and bob (password pw), members of a Teeko league."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    from server.games.models import League
+
+    try:
+        users = [get_user_model().objects.create_user(n, password="pw") for n in ("ann", "bob")]
+        league = League.objects.create(name="Tuesday", kind="teeko")
+        league.members.add(*users)
+        return int(league.pk)
+    finally:
+        connection.close()  # (this thread's: the test database is dropped at the end)
+
+
+async def test_abandoned_seat_handed_to_a_bot(daphne_server):
+    server = daphne_server
+    league = await asyncio.to_thread(league_of_two)
+    tokens = [
+        (await ahttp(server, "POST", "/api/login", {"username": n, "password": "pw"}))["token"]
+        for n in ("ann", "bob")
+    ]
+    g = await ahttp(
+        server,
+        "POST",
+        "/api/games/",
+        {
+            "kind": "teeko",
+            "league": league,
+            "table": {"abandon": 1},
+            "seats": [{"kind": "user", "username": "ann"}, {"kind": "user", "username": "bob"}],
+        },
+    )
+    gid = g["id"]
+    ann, bob = await ws_client(server, gid, "ann"), await ws_client(server, gid, "bob")
+    await ann.hello(0, token=tokens[0])
+    await bob.hello(1, token=tokens[1])
+    assert (await ann.command({"type": "place", "to": "c3"}))["type"] == "ok"
+    await bob.sync_to(ann.seq)
+    ask = {"type": "replace_with_bot", "seat": 1}
+    answer = await ann.command(ask)
+    assert answer["code"] == "illegal" and "connected" in answer["reason"]
+    await bob.ws.close()
+    await ann.until(lambda f: f["type"] == "presence" and not f["seats"][1]["connected"])
+    answer = await ann.command(ask)
+    assert answer["code"] == "too_early", answer
+    assert "after 1 s" in answer["reason"]
+    assert (await ann.command({"type": "replace_with_bot", "seat": 0}))["code"] == "illegal"
+    await asyncio.sleep(1.1)
+    answer = await ann.command(ask)
+    assert answer["type"] == "ok", answer
+    rec = next(r for r in ann.events if r["event"]["type"] == "seat_to_bot")
+    assert rec["seat"] == 0 and rec["event"]["seat"] == 1 and rec["event"]["by"] == 0
+    presence = await seen(ann, lambda f: f["type"] == "presence" and f["seats"][1]["kind"] == "bot")
+    assert presence["seats"][1]["replaced"] and presence["seats"][1]["connected"]
+    # the bot now plays seat 1 like any bot seat
+    await seen(ann, lambda f: f["type"] == "events" and any(r["seat"] == 1 for r in f["events"]))
+    assert (await ann.command(ask))["code"] == "illegal"  # (already a bot)
+    # Bob comes back: his seat is the bot's now
+    again = await ws_client(server, gid, "bob again")
+    assert (await again.hello(1, token=tokens[1]))["code"] == "forbidden"
+    status, body = await asyncio.to_thread(http, server, "POST", f"/api/games/{gid}/join/", {},
+                                           Authorization=f"Token {tokens[1]}")
+    assert status == 400, body
+    await ann.sync_to(ann.seq)
+    assert (await ann.command({"type": "resign"}))["type"] == "ok"
+    await finished(ann)
+    detail = await ahttp(server, "GET", f"/api/games/{gid}/")
+    assert detail["seats"][1]["kind"] == "bot" and detail["seats"][1]["replaced"]
+    standings = (await ahttp(server, "GET", f"/api/leagues/{league}/"))["standings"]
+    rows = {r["username"]: r for r in standings}
+    assert rows["bob"]["played"] == 1 and rows["bob"]["lost"] == 1
+    assert rows["bob"]["abandoned"] == 1 and rows["bob"]["won"] == 0
+    assert rows["ann"]["lost"] == 1 and rows["ann"]["abandoned"] == 0  # (she resigned)
+    outcome, _records = await asyncio.to_thread(folded_outcome, server, gid, "teeko")
+    assert outcome == detail["outcome"]
+    for c in (ann, again):
+        await c.ws.close()
+
+
+async def test_no_abandon_rule_no_bot(daphne_server):
+    server = daphne_server
+    g = await ahttp(server, "POST", "/api/games/", {"kind": "teeko", "seats": ["guest", "guest"]})
+    ann = await ws_client(server, g["id"], "ann")
+    await ann.hello(0, secret=g["guest_secrets"]["0"])
+    answer = await ann.command({"type": "replace_with_bot", "seat": 1})
+    assert answer["code"] == "illegal" and "no abandon rule" in answer["reason"]
+    assert "clock" not in ann.frames[-1] and "table" not in types(ann)
+    await ann.ws.close()
+
+
+def test_deadline_rearmed_after_restart(daphne_server, tmp_path):
+    server = daphne_server
+    status, g = http(
+        server,
+        "POST",
+        "/api/games/",
+        {"kind": "teeko", "table": {"move_limit": 3}, "seats": ["guest", "guest"]},
+    )
+    assert status == 201, g
+    created = time.monotonic()
+    stop_daphne(server)  # (before the deadline: this process never sees it)
+    again = start_daphne(tmp_path, "daphne-again")
+    try:
+        assert time.monotonic() - created < 3, "too slow to test a restart"
+        deadline = time.monotonic() + 15
+        while True:
+            status, detail = http(again, "GET", f"/api/games/{g['id']}/")
+            if detail["status"] == "finished" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert detail["outcome"] == {"winners": [1], "reason": "timeout", "scores": []}, detail
+        assert time.monotonic() - created >= 2.9
+        outcome, records = folded_outcome(again, g["id"], "teeko")
+        assert outcome == detail["outcome"]
+        assert [r["event"]["type"] for r in records].count("timeout") == 1
+        # the timeout's time follows the log: the start + 3 s, not the restart + 3 s
+        times = {r["event"]["type"]: r["time"] for r in records}
+        from datetime import datetime
+
+        gap = datetime.fromisoformat(times["timeout"]) - datetime.fromisoformat(times["table"])
+        assert 2.9 < gap.total_seconds() < 4.5, gap
+    finally:
+        stop_daphne(again)
+
+
+@pytest.mark.parametrize(
+    "table, why",
+    [
+        ("fast", "table is an object"),
+        ({"move_limit": 0}, "1 to 86400"),
+        ({"move_limit": 1.5}, "whole number"),
+        ({"move_limit": True}, "whole number"),
+        ({"clock": 10, "move_limit": 5}, "not both"),
+        ({"increment": 2}, "goes with a clock"),
+        ({"speed": 1}, "unknown table rule"),
+        ({"abandon": 10**9}, "1 to 86400"),
+    ],
+)
+def test_bad_table_rules_refused(daphne_server, table, why):
+    status, body = http(daphne_server, "POST", "/api/games/", {"kind": "teeko", "table": table})
+    assert status == 400 and why in body["error"]["reason"], body
+    status, body = http(daphne_server, "GET", "/api/games/")
+    assert body["games"] == []
+
+
+def test_clock_only_where_time_loses(daphne_server):
+    status, body = http(
+        daphne_server, "POST", "/api/games/", {"kind": "teka", "table": {"clock": 60}}
+    )
+    assert status == 400 and "use move_limit" in body["error"]["reason"], body
+    assert dumps(body)  # (a JSON body)
