@@ -14,7 +14,7 @@ from server_fixtures import start_daphne, stop_daphne
 from test_e2e_server import ahttp, http, ws_client
 
 import core
-from core.api import ALL, dumps, fold
+from core.api import ALL, fold
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
@@ -77,7 +77,9 @@ async def test_teeko_move_limit_loses_on_time(daphne_server):
     j = await ahttp(server, "POST", "/api/join/", {"code": g["code"], "name": "Bob"})
     bob = await ws_client(server, gid, "bob")
     await bob.hello(1, secret=j["secret"])
-    frame = await ann.until(lambda f: f["type"] == "events" and "clock" in f and f["clock"]["running"])
+    frame = await ann.until(
+        lambda f: f["type"] == "events" and "clock" in f and f["clock"]["running"]
+    )
     assert frame["clock"]["deadlines"][0]["seat"] == 0
     assert 0 < frame["clock"]["deadlines"][0]["ms"] <= 1000
     started = time.monotonic()
@@ -87,7 +89,9 @@ async def test_teeko_move_limit_loses_on_time(daphne_server):
     assert 0.7 < waited < 3.0, waited
     assert types(ann)[-3:] == ["table", "timeout", "game_over"]
     timeout = [r for r in ann.events if r["event"]["type"] == "timeout"]
-    assert timeout == [{"seq": timeout[0]["seq"], "seat": None, "event": {"type": "timeout", "seat": 0}}]
+    assert timeout == [
+        {"seq": timeout[0]["seq"], "seat": None, "event": {"type": "timeout", "seat": 0}}
+    ]
     await finished(bob)
     detail = await ahttp(server, "GET", f"/api/games/{gid}/")
     assert detail["status"] == "finished" and detail["outcome"]["reason"] == "timeout"
@@ -146,8 +150,13 @@ async def test_tedoku_timed_out_seat_played_by_a_bot(daphne_server):
     place = next(c for c in ann.legal if c["type"] not in core.api.META_COMMANDS)
     assert (await ann.command(place))["type"] == "ok"
     # Bob does nothing: his placement is made for him, after a timeout, in one append
-    await seen(ann, lambda f: f["type"] == "events" and any(
-        r["event"]["type"] == "timeout" for r in f["events"]), 5)
+    await seen(
+        ann,
+        lambda f: (
+            f["type"] == "events" and any(r["event"]["type"] == "timeout" for r in f["events"])
+        ),
+        5,
+    )
     i = types(ann).index("timeout")
     timeout, after = ann.events[i], ann.events[i + 1]
     assert timeout["seat"] is None and timeout["event"] == {"type": "timeout", "seat": 1}
@@ -222,8 +231,9 @@ async def test_abandoned_seat_handed_to_a_bot(daphne_server):
     # Bob comes back: his seat is the bot's now
     again = await ws_client(server, gid, "bob again")
     assert (await again.hello(1, token=tokens[1]))["code"] == "forbidden"
-    status, body = await asyncio.to_thread(http, server, "POST", f"/api/games/{gid}/join/", {},
-                                           Authorization=f"Token {tokens[1]}")
+    status, body = await asyncio.to_thread(
+        http, server, "POST", f"/api/games/{gid}/join/", {}, Authorization=f"Token {tokens[1]}"
+    )
     assert status == 400, body
     await ann.sync_to(ann.seq)
     assert (await ann.command({"type": "resign"}))["type"] == "ok"
@@ -287,29 +297,66 @@ def test_deadline_rearmed_after_restart(daphne_server, tmp_path):
         stop_daphne(again)
 
 
-@pytest.mark.parametrize(
-    "table, why",
-    [
-        ("fast", "table is an object"),
-        ({"move_limit": 0}, "1 to 86400"),
-        ({"move_limit": 1.5}, "whole number"),
-        ({"move_limit": True}, "whole number"),
-        ({"clock": 10, "move_limit": 5}, "not both"),
-        ({"increment": 2}, "goes with a clock"),
-        ({"speed": 1}, "unknown table rule"),
-        ({"abandon": 10**9}, "1 to 86400"),
-    ],
-)
-def test_bad_table_rules_refused(daphne_server, table, why):
-    status, body = http(daphne_server, "POST", "/api/games/", {"kind": "teeko", "table": table})
-    assert status == 400 and why in body["error"]["reason"], body
-    status, body = http(daphne_server, "GET", "/api/games/")
-    assert body["games"] == []
+BAD_TABLES = [
+    ("fast", "table is an object"),
+    ({"move_limit": 0}, "1 to 86400"),
+    ({"move_limit": 1.5}, "whole number"),
+    ({"move_limit": True}, "whole number"),
+    ({"clock": 10, "move_limit": 5}, "not both"),
+    ({"increment": 2}, "goes with a clock"),
+    ({"speed": 1}, "unknown table rule"),
+    ({"abandon": 10**9}, "1 to 86400"),
+]
 
 
-def test_clock_only_where_time_loses(daphne_server):
+def test_bad_table_rules_refused(daphne_server):
+    for table, why in BAD_TABLES:
+        status, body = http(daphne_server, "POST", "/api/games/", {"kind": "teeko", "table": table})
+        assert status == 400 and why in body["error"]["reason"], (table, body)
     status, body = http(
         daphne_server, "POST", "/api/games/", {"kind": "teka", "table": {"clock": 60}}
     )
     assert status == 400 and "use move_limit" in body["error"]["reason"], body
-    assert dumps(body)  # (a JSON body)
+    status, body = http(daphne_server, "GET", "/api/games/")
+    assert body["games"] == []
+
+
+async def test_teka_timed_out_seat_played_by_a_bot(daphne_server):
+    server = daphne_server
+    bots = [{"kind": "bot", "level": "random"}] * 3
+    g = await ahttp(
+        server,
+        "POST",
+        "/api/games/",
+        {"kind": "teka", "table": {"move_limit": 1}, "seats": [{"kind": "guest"}, *bots]},
+    )
+    gid, secret = g["id"], g["guest_secrets"]["0"]
+    spectator = await ws_client(server, gid, "spectator")
+    await spectator.hello()
+    ann = await ws_client(server, gid, "ann")
+    await ann.hello(0, secret=secret)
+
+    def timed_out(f: dict[str, Any]) -> bool:
+        return f["type"] == "events" and any(r["event"]["type"] == "timeout" for r in f["events"])
+
+    await seen(ann, timed_out, 20)
+    i = types(ann).index("timeout")
+    timeout, after = ann.events[i], ann.events[i + 1]
+    assert timeout["seat"] is None and timeout["event"]["seat"] == 0
+    assert after["seat"] == 0 and after["event"]["type"] not in core.api.TABLE_EVENTS
+    await spectator.sync_to(after["seq"])
+    public = spectator.events[i]["event"]
+    if timeout["event"].get("hidden"):  # a throw-in question: who was asked stays private
+        assert public == {"type": "timeout"}
+    else:
+        assert public == {"type": "timeout", "seat": 0}
+    for c in (ann, spectator):
+        await c.ws.close()
+
+
+def test_hidden_timeout_redacted():
+    teka = core.GAMES["teka"]
+    ev = {"type": "timeout", "seat": 2, "hidden": True}
+    assert teka.redact(ev, 2) == ev and teka.redact(ev, ALL) == ev
+    assert teka.redact(ev, 0) == teka.redact(ev, -1) == {"type": "timeout"}
+    assert teka.redact({"type": "timeout", "seat": 2}, 0) == {"type": "timeout", "seat": 2}

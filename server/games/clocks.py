@@ -233,7 +233,7 @@ class Clock:
 
 CLOCKS: dict[int, Clock] = {}
 UNTIMED: set[int] = set()
-_lock = threading.Lock()
+_lock = threading.RLock()
 
 
 def _times(game_id: int, upto: int) -> dict[int, float]:
@@ -275,7 +275,7 @@ def ensure(e: store.Entry) -> Clock | None:
     """(database thread) the game's clock at ``e.seq``, rebuilt from the log when the one in
     memory is behind (another process moved, a restart); arms its timer. None: untimed."""
     gid = e.game_id
-    if gid in UNTIMED:
+    if gid in UNTIMED or e.finished:
         return None
     c = CLOCKS.get(gid)
     if c is not None and c.seq == e.seq:
@@ -298,6 +298,12 @@ def on_batch(batch: store.Batch) -> None:
         if batch.outcome is not None:
             UNTIMED.discard(gid)
         return
+    with _lock:  # (one game's commits may be announced from two threads)
+        _account(batch)
+
+
+def _account(batch: store.Batch) -> None:
+    gid = batch.game_id
     c = CLOCKS.get(gid)
     if c is None:
         if batch.first_seq == 1:  # a new game: is it timed?
@@ -314,8 +320,7 @@ def on_batch(batch: store.Batch) -> None:
         return
     c.step(batch.entry.game, batch.state, batch.records, time.time())
     if batch.outcome is not None:
-        with _lock:
-            CLOCKS.pop(gid, None)
+        CLOCKS.pop(gid, None)
         TIMEKEEPER.set(gid, None)
         return
     _arm(c)
@@ -497,7 +502,7 @@ def expire(gid: int) -> None:
         if plan["forfeit"]:
             pre += [(None, ev) for ev in plan["forfeit"]]
         else:
-            level = str(knob("TIMEOUT_BOT_LEVEL", "random"))
+            level = knob("TIMEOUT_BOT_LEVEL", None) or store.bot_level(plan["kind"], None)
             limit = float(knob("TIMEOUT_BOT_TIME", 1.0))
             command = (
                 BOTS._executor()
