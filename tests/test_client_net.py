@@ -325,3 +325,29 @@ def test_tedoku_simultaneous_placements_resent_when_stale(daphne_server, server_
     finally:
         a.close()
         b.close()
+
+
+def test_clock_and_abandoned_seat(daphne_server, server_runtime):
+    """A timed table: the session counts its seat's deadline down from the frames; asking
+    to hand a connected seat to a bot is refused with the server's reason."""
+    pump = Pump()
+    api = Api(daphne_server.http)
+    game = api.create("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                    {"kind": "guest", "name": "Bob"}],
+                      table={"move_limit": 30, "abandon": 60})
+    secrets = game["guest_secrets"]
+    a, b = (RemoteSession(api, game, seat, secrets[str(seat)], post=pump.post) for seat in (0, 1))
+    for s in (a, b):
+        s.start()
+    try:
+        assert pump.until(lambda: a.my_turn and b.clock is not None, 20)
+        assert a.clock["move_limit"] == 30 and a.clock["running"]
+        left = a.seconds_left(0)
+        assert left is not None and 28 < left <= 30
+        assert a.seconds_left(1) is None and b.seconds_left(0) is not None
+        assert a.replace_with_bot(1)
+        assert pump.until(lambda: a.message != "", 10)
+        assert a.message == "Not allowed: seat 1 is connected"
+    finally:
+        a.close()
+        b.close()

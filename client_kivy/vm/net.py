@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -109,10 +110,13 @@ class Api:
         return dict(self.request("GET", f"/api/codes/{code.strip().upper()}/"))
 
     def create(self, kind: str, options: Obj, seats: list[Obj],
-               join: Obj | None = None) -> Obj:
+               join: Obj | None = None, table: Obj | None = None) -> Obj:
+        """``table``: time rules, e.g. ``{"move_limit": 30, "abandon": 120}`` (protocol.md)."""
         body: Obj = {"kind": kind, "options": options, "seats": seats}
         if join is not None:
             body["join"] = join
+        if table is not None:
+            body["table"] = table
         return dict(self.request("POST", "/api/games/", body))
 
     def join(self, game_id: int, seat: int | None = None, name: str = "") -> Obj:
@@ -263,6 +267,9 @@ class RemoteSession(Session):
         self._ref = 0
         self._pending: dict[int, Obj] = {}
         self._resend: Obj | None = None
+        # the table's time rules and clocks as of the last frame (protocol.md, "Time rules")
+        self.clock: Obj | None = None
+        self.clock_at = 0.0
         self.connection = "connecting"
         self.socket = socket_factory(api, self.game_id, seat, secret,
                                      on_frame=lambda f: self.post(lambda: self.handle(f)),
@@ -311,6 +318,8 @@ class RemoteSession(Session):
                 self.to_act = list(frame.get("to_act") or [])
                 self.legal = list(frame.get("legal") or [])
                 self.outcome = frame.get("outcome")
+                self.clock = frame.get("clock")
+                self.clock_at = time.monotonic()
                 if evs or self.thinking_seat not in self.to_act:
                     self.thinking = False
                 self._maybe_resend()
@@ -348,6 +357,21 @@ class RemoteSession(Session):
             else:
                 self.message = refusal_text(code, frame.get("reason", ""))
         self.notify()
+
+    def seconds_left(self, seat: int) -> float | None:
+        """Seconds ``seat`` has left to act (its deadline, counted down from the last frame),
+        or None: no time rule, or the seat is not waited for (as this viewer may know)."""
+        if self.clock is None or self.outcome is not None:
+            return None
+        for d in self.clock.get("deadlines") or []:
+            if d.get("seat") == seat:
+                return max(0.0, float(d.get("ms", 0)) / 1000 - (time.monotonic() - self.clock_at))
+        return None
+
+    def replace_with_bot(self, seat: int) -> bool:
+        """Ask the server to hand ``seat`` (its player gone longer than the table's
+        ``abandon`` time) to a bot; a refusal comes back as ``message``."""
+        return self.send({"type": "replace_with_bot", "seat": seat})
 
     def _maybe_resend(self) -> None:
         cmd, self._resend = self._resend, None
@@ -387,7 +411,7 @@ def seat_player(s: Obj) -> Obj:
     name = s.get("name") or ("open seat" if kind == "open" else "")
     player: Obj = {"name": name, "kind": "bot" if kind == "bot" else "remote",
                    "level": s.get("bot_level") or "", "taken": s.get("taken", False),
-                   "connected": s.get("connected")}
+                   "connected": s.get("connected"), "replaced": bool(s.get("replaced"))}
     if kind == "bot":
         player["name"] = name.split(" (")[0] if name else "Bot"
     return player
@@ -396,7 +420,8 @@ def seat_player(s: Obj) -> Obj:
 def refusal_text(code: str, reason: str) -> str:
     head = {"illegal": "Not allowed", "not_your_turn": "Not your turn",
             "game_over": "The game is over", "forbidden": "Not your seat",
-            "stale": "The game moved on", "malformed": "Refused"}.get(code, "Refused")
+            "stale": "The game moved on", "malformed": "Refused",
+            "too_early": "Too early"}.get(code, "Refused")
     return f"{head}: {reason}" if reason else head
 
 
