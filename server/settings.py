@@ -190,6 +190,9 @@ GAMENIGHT = {
     # random time between a third of this and this many seconds (docs/protocol.md, "What
     # each viewer sees").
     "BOT_SECRET_DELAY": float(os.environ.get("GAMENIGHT_BOT_SECRET_DELAY", "4")),
+    # A bot deciding on what only its seat knows (a Teka hand) answers after a random time
+    # between half of this and this many seconds, whatever its thinking took (0: at once).
+    "BOT_PACE": float(os.environ.get("GAMENIGHT_BOT_PACE", "1")),
     # Socket moves are appended on the event loop (psycopg AsyncConnection pool) when the
     # game is cached; 0 sends every move through the worker threads instead.
     "ASYNC_DB": os.environ.get("GAMENIGHT_ASYNC_DB", "1") not in ("", "0"),

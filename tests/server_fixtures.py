@@ -51,7 +51,13 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     bots run in threads."""
     from server.games import runtime, store
 
-    settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_POOL": "thread", "BOT_WORKERS": 2}
+    # (bots answer as soon as they have chosen: tests that check the pacing ask for it)
+    settings.GAMENIGHT = {
+        **settings.GAMENIGHT,
+        "BOT_POOL": "thread",
+        "BOT_WORKERS": 2,
+        "BOT_PACE": 0.0,
+    }
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     snapshot_every = store.SNAPSHOT_EVERY
     runtime.BOTS.shutdown()
@@ -130,6 +136,7 @@ def start_daphne(
             "DJANGO_SETTINGS_MODULE": "server.settings",
             "GAMENIGHT_BOT_WORKERS": "2",
             "GAMENIGHT_BOT_TIME_LIMIT": "2",
+            "GAMENIGHT_BOT_PACE": "0",
             "PYTHONUNBUFFERED": "1",
             **(extra_env or {}),
         }

@@ -298,3 +298,72 @@ def test_admin_never_shows_a_token(admin_client, django_user_model, server_runti
     assert page.status_code == 200 and "ann" in page.content.decode()
     assert token.key not in page.content.decode()
     assert admin_client.get("/admin/games/token/add/").status_code == 403
+
+
+@pytest.mark.parametrize("kind", ["teeko", "tiku", "tedoku", "teka"])
+def test_which_bot_questions_are_paced(kind: str, settings: Any) -> None:
+    """Only decisions made on what only the bot's seat knows (a Teka hand) wait out the
+    pace; a question whose existence is secret waits longer and is heard only by its seat
+    (which no client holds for a bot)."""
+    from server.games.runtime import BotRunner
+
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_PACE": 1.0, "BOT_SECRET_DELAY": 3.0}
+    game = core.GAMES[kind]
+    rng = Random(4)
+    state = fold(game, game.start(game.options({}), Random(SEED)))  # (Teka: a throw-in)
+    kinds: set[str] = set()
+    for _ in range(150):
+        if game.outcome(state) is not None:
+            break
+        seat = rng.choice(game.to_act(state))
+        ask = BotRunner.question(game, state, seat, 7, game.view(state, seat))
+        assert ask.seq == 7
+        if kind != "teka":
+            assert ask.wait == 0 and ask.audience is None
+        elif state.phase == "throw_in":
+            assert ask.audience == frozenset({seat}) and 1.0 <= ask.wait <= 3.0
+            kinds.add("secret")
+        elif game.view(state, seat)["hand"]:
+            assert ask.audience is None and 0.5 <= ask.wait <= 1.0, state.phase
+            kinds.add("paced")
+        else:  # (between hands: the cut, made on nothing hidden)
+            assert ask.wait == 0
+        legal = [c for c in game.legal_commands(state, seat) if c["type"] != "resign"]
+        state, _ = core.api.apply(game, state, seat, rng.choice(legal), rng)
+    if kind == "teka":
+        assert kinds == {"secret", "paced"}
+
+
+async def test_a_bots_answer_does_not_tell_how_long_it_thought(server_runtime, settings):
+    """A Teka bot's answers come after its pace whatever its thinking took (nothing for a
+    forced card, more for more cards to choose from), and its progress frames tell the
+    share of that wait."""
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_PACE": 0.3}
+    loop = asyncio.get_running_loop()
+    bots = [{"kind": "bot", "level": "easy"} for _ in range(4)]
+    game = await SHARDS.call(0, store.create_game, "teka", {}, bots, rng=Random(0))
+    spectator = await communicator(game.pk, "spectator")
+    arrivals: list[tuple[float, dict[str, Any]]] = []
+    orig = spectator._absorb
+
+    def absorb(frame: dict[str, Any]) -> None:
+        orig(frame)
+        arrivals.append((loop.time(), frame))
+
+    spectator._absorb = absorb  # type: ignore[method-assign]
+    await spectator.hello()
+    await spectator.until(lambda f: spectator.seq >= 3 + 10, 30)  # 4 calls, trumps, 5 cards
+    await close_all([spectator])
+    moves = [(t, f) for t, f in arrivals if f["type"] == "events" and f["from"] and f["from"] > 3]
+    assert len(moves) >= 10
+    last = next(t for t, f in arrivals if f["type"] == "events" and f["to"] == 3)
+    for t, f in moves:
+        assert t - last >= 0.15 - 0.02, (f["events"][0]["event"], t - last)
+        last = t
+    ticks: dict[int, list[float]] = {}
+    for _t, f in arrivals:
+        if f["type"] == "bot":
+            ticks.setdefault(f["seq"], []).append(f["progress"])
+    assert len(ticks) >= 10
+    for shares in ticks.values():
+        assert shares[0] == 0.0 and shares == sorted(shares)

@@ -29,6 +29,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -517,6 +518,26 @@ HUB = Hub()
 
 
 _SYSTEM_RANDOM = secrets.SystemRandom()
+TICK = 0.25
+"""Seconds between the progress frames of a paced bot question."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One bot question as the runner treats it (see :meth:`BotRunner.question`)."""
+
+    seq: int
+    audience: frozenset[int] | None
+    """Who may hear the bot think (None: everybody; the empty set: nobody)."""
+    wait: float
+    """Seconds from the question before the answer is submitted (0: as soon as it is
+    chosen)."""
+
+
+def bot_frame(game_id: int, seat: int, seq: int, share: float) -> str:
+    return json.dumps(
+        {"type": "bot", "game": game_id, "seat": seat, "seq": seq, "progress": round(share, 3)}
+    )
 
 
 class BotRunner:
@@ -533,8 +554,7 @@ class BotRunner:
         self.enabled = True
         self.failures: dict[tuple[int, int], int] = {}
         self.tasks: set[asyncio.Task[None]] = set()
-        # (game, seat) -> (seq the bot is asked at, who may hear its progress: see audience)
-        self.asked: dict[tuple[int, int], tuple[int, frozenset[int] | None]] = {}
+        self.asked: dict[tuple[int, int], Ask] = {}
 
     def _seats(self, game_id: int) -> dict[int, str]:
         seats = self.bot_seats.get(game_id)
@@ -579,37 +599,42 @@ class BotRunner:
             self._progress(job, share)
 
     def _progress(self, job: int, share: float) -> None:
+        """(any thread) the bot's own progress report: passed on unless the question is
+        paced (then the frames tell the share of the wait instead, see :meth:`_tick`)."""
         where = self.jobs.get(job)
-        if where is None:
+        ask = self.asked.get(where) if where is not None else None
+        if where is None or ask is None or ask.wait > 0 or ask.audience == frozenset():
             return
-        game_id, seat = where
-        asked = self.asked.get(where)
-        if asked is None:
-            return
-        seq, audience = asked
-        if audience is not None and not audience:
-            return  # nobody may know that this seat is being asked (Teka's throw-in)
-        HUB.broadcast_threadsafe(
-            game_id,
-            json.dumps(
-                {
-                    "type": "bot",
-                    "game": game_id,
-                    "seat": seat,
-                    "seq": seq,
-                    "progress": round(share, 3),
-                }
-            ),
-            audience,
-        )
+        frame = bot_frame(where[0], where[1], ask.seq, share)
+        HUB.broadcast_threadsafe(where[0], frame, ask.audience)
 
     @staticmethod
-    def audience(game: Any, state: Any, seat: int) -> frozenset[int] | None:
-        """Who may hear that ``seat`` is deciding in ``state``: the viewers whose
-        ``visible_to_act`` lists it (None: everybody; the empty set: nobody)."""
+    def question(game: Any, state: Any, seat: int, seq: int, view: Any) -> Ask:
+        """How the runner treats a bot's question at ``seq`` (see docs/protocol.md, "What
+        each viewer sees"):
+
+        * who may hear the bot think: the viewers whose ``visible_to_act`` lists the seat;
+        * a question whose existence is secret for someone (Teka's throw-in) is answered no
+          sooner than a person might: after a random third of ``BOT_SECRET_DELAY`` to all
+          of it;
+        * a decision made on what only this seat knows (its view holds one of the
+          spectator's secrets: a Teka hand) is answered after a random half of
+          ``BOT_PACE`` to all of it, whatever the bot's thinking took (which grows with the
+          number of cards it may play, and is nothing for a forced card); its progress
+          frames then tell the share of that wait.
+        """
         viewers = [SPECTATOR, *range(game.seats(state))]
         told = frozenset(v for v in viewers if seat in game.visible_to_act(state, v))
-        return None if len(told) == len(viewers) else told
+        audience = None if len(told) == len(viewers) else told
+        if audience is not None:
+            most = float(knob("BOT_SECRET_DELAY", 4.0))
+            return Ask(seq, audience, _SYSTEM_RANDOM.uniform(most / 3, most))
+        pace = float(knob("BOT_PACE", 1.0))
+        if pace > 0:
+            text = dumps(view)
+            if any(dumps(x) in text for x in game.secrets(state, SPECTATOR)):
+                return Ask(seq, None, _SYSTEM_RANDOM.uniform(pace / 2, pace))
+        return Ask(seq, None, 0.0)
 
     def after_batch(self, batch: store.Batch) -> None:
         """(committing thread) start bots the game now waits for."""
@@ -647,8 +672,8 @@ class BotRunner:
                 if (game_id, seat) in self.inflight:
                     continue
                 self.inflight.add((game_id, seat))
-                self.asked[(game_id, seat)] = (seq, self.audience(e.game, state, seat))
             view = e.game.view(state, seat)
+            self.asked[(game_id, seat)] = self.question(e.game, state, seat, seq, view)
             loop.call_soon_threadsafe(self._launch, game_id, e.kind, seat, bots[seat], seq, view)
 
     def _launch(self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any) -> None:
@@ -662,9 +687,13 @@ class BotRunner:
         job = next(self.job_ids)
         log.debug("bot job %s: game %s seat %s level %s seq %s", job, game_id, seat, level, seq)
         self.jobs[job] = (game_id, seat)
+        loop = asyncio.get_running_loop()
+        asked_at = loop.time()
+        ask = self.asked.get((game_id, seat))
+        ticker = None
+        if ask is not None and ask.wait > 0 and ask.audience != frozenset():
+            ticker = asyncio.ensure_future(self._tick(game_id, seat, ask, asked_at))
         try:
-            loop = asyncio.get_running_loop()
-            asked_at = loop.time()
             seed = secrets.randbits(64)
             limit = float(knob("BOT_TIME_LIMIT", 10.0))
             if self.failures.get((game_id, seat), 0) >= 3:
@@ -674,7 +703,8 @@ class BotRunner:
             )
             if command is None:
                 return
-            await self._pace(game_id, seat, asked_at)
+            if ask is not None and ask.wait > loop.time() - asked_at:
+                await asyncio.sleep(ask.wait - (loop.time() - asked_at))
             await SHARDS.call(game_id, self._submit, game_id, seat, command, seq, dumps(view))
             self.failures.pop((game_id, seat), None)
         except IllegalMoveError as exc:
@@ -686,6 +716,8 @@ class BotRunner:
             if self.failures[(game_id, seat)] > 6:
                 return  # give up on this seat until something else happens in the game
         finally:
+            if ticker is not None:
+                ticker.cancel()
             self.jobs.pop(job, None)
             with self.lock:
                 self.inflight.discard((game_id, seat))
@@ -695,20 +727,17 @@ class BotRunner:
         if self.enabled:
             SHARDS.submit(game_id, self.kick, game_id)
 
-    async def _pace(self, game_id: int, seat: int, asked_at: float) -> None:
-        """A bot answers a question whose existence is secret (Teka's throw-in) no sooner
-        than a person might: after a random time between a third of ``BOT_SECRET_DELAY``
-        and all of it from when it was asked. Its answer at once would tell the table that
-        a bot was asked, and with one bot at the table which hand is weak."""
-        asked = self.asked.get((game_id, seat))
-        if asked is None or asked[1] is None:
-            return  # everybody may know this seat is deciding: no reason to wait
-        most = float(knob("BOT_SECRET_DELAY", 4.0))
-        wait = _SYSTEM_RANDOM.uniform(most / 3, most) - (
-            asyncio.get_running_loop().time() - asked_at
-        )
-        if wait > 0:
-            await asyncio.sleep(wait)
+    @staticmethod
+    async def _tick(game_id: int, seat: int, ask: Ask, start: float) -> None:
+        """(event loop) progress frames of a paced question: the share of its wait."""
+        loop = asyncio.get_running_loop()
+        share = 0.0
+        while True:
+            HUB.broadcast(game_id, bot_frame(game_id, seat, ask.seq, share), ask.audience)
+            if share >= 1.0:
+                return
+            await asyncio.sleep(TICK)
+            share = min(1.0, (loop.time() - start) / ask.wait)
 
     @staticmethod
     def _submit(game_id: int, seat: int, command: Any, seq: int, view_dump: str) -> str:
