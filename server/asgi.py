@@ -27,7 +27,7 @@ from server.games.routing import websocket_urlpatterns  # noqa: E402
 from server.games.runtime import HUB  # noqa: E402
 
 try:  # under daphne: oversize frames and close codes as docs/protocol.md says
-    from server import wsproto  # noqa: E402
+    from server import wsproto
 
     wsproto.install()
 except ImportError:  # another ASGI server

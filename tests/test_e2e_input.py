@@ -104,12 +104,16 @@ async def test_http_errors_are_json_over_daphne(daphne_server):
         ("POST", "/api/games/", b"x" * (3 << 20)),
     ):
         status, ctype, body = http(daphne_server, method, path, data)
-        assert 400 <= status < 500 and ctype.startswith("application/json"), (path, status, body[:200])
+        assert 400 <= status < 500 and ctype.startswith("application/json"), (
+            path,
+            status,
+            body[:200],
+        )
         assert set(json.loads(body)["error"]) == {"code", "reason"}
 
 
 async def test_a_command_naming_its_seat_must_name_it_as_an_integer(daphne_server):
-    status, _ctype, body = http(
+    _status, _ctype, body = http(
         daphne_server, "POST", "/api/games/", b'{"kind": "teeko", "join": {"name": "Ann"}}'
     )
     g = json.loads(body)
@@ -118,12 +122,34 @@ async def test_a_command_naming_its_seat_must_name_it_as_an_integer(daphne_serve
         assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
         for seat in (False, 0.0, "0", [0]):
             cmd = {"type": "place", "to": "c3"}
-            await ws.send(json.dumps({"type": "command", "seat": seat, "command": cmd,
-                                      "expected_seq": 1, "ref": "r"}))
+            await ws.send(
+                json.dumps(
+                    {"type": "command", "seat": seat, "command": cmd, "expected_seq": 1, "ref": "r"}
+                )
+            )
             while (answer := json.loads(await asyncio.wait_for(ws.recv(), 10)))["type"] in (
-                "events", "presence"
+                "events",
+                "presence",
             ):
                 pass
             assert answer["type"] == "error" and answer["code"] == "wrong_seat", (seat, answer)
-    status, _ctype, body = http(daphne_server, "GET", f"/api/games/{g['id']}/")
+    _status, _ctype, body = http(daphne_server, "GET", f"/api/games/{g['id']}/")
     assert json.loads(body)["seq"] == 1
+
+
+def test_a_small_fuzz_run_appends_nothing_and_answers_everything(daphne_server):
+    """server.ops.fuzz in small (the benchmark command runs 100,000 frames and 10,000
+    requests): hypothesis junk between valid moves on tables of all four kinds."""
+    from server.ops.fuzz import fuzz
+
+    out = fuzz(
+        daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0, log=lambda _m: None
+    )
+    assert out["frames"] >= 300 and out["valid_commands"] >= 10 and out["requests"] == 60
+    assert out["unanswered"] == 0 and out["junk_accepted"] == 0 and out["junk_events"] == 0
+    assert out["server_error"] == 0 and out["http_5xx"] == 0 and out["http_not_json"] == 0
+    assert out["wrong_answers"] == {} and out["valid_refused"] == {}, out["examples"]
+    assert out["bad_chains"] == 0 and out["alive"] and daphne_server.proc.poll() is None
+    assert {"malformed", "stale", "wrong_seat", "forbidden", "not_joined"} <= set(
+        out["error_codes"]
+    ), out["error_codes"]

@@ -143,7 +143,9 @@ def test_a_failed_create_and_join_leaves_no_game(api, django_user_model):
         [0],
     ]
     for join in bad_joins:
-        r = post(api, "/api/games/", {"kind": "teeko", "seats": [{}, {"kind": "bot"}], "join": join})
+        r = post(
+            api, "/api/games/", {"kind": "teeko", "seats": [{}, {"kind": "bot"}], "join": join}
+        )
         assert r.status_code == 400, (join, r.content)
     with mock.patch("server.games.views.game_json", side_effect=RuntimeError("boom")):
         json_error(post(api, "/api/games/", {"kind": "teeko", "join": {"name": "A"}}), 500)
@@ -186,7 +188,12 @@ def test_join_seat_zero_with_the_partner_draw_is_lobby_place_zero(api):
     r = post(
         api,
         "/api/games/",
-        {"kind": "teka", "options": {"draw_for_partners": True}, "seats": lobby, "join": {"seat": 1}},
+        {
+            "kind": "teka",
+            "options": {"draw_for_partners": True},
+            "seats": lobby,
+            "join": {"seat": 1},
+        },
     )
     assert json_error(r, 400, "bad_request") == "seat 1 is taken"
     assert Game.objects.count() == before

@@ -52,9 +52,12 @@ def loads(text: str | bytes) -> Any:
         raise BadInput(f"JSON nested deeper than {MAX_DEPTH} levels") from None
     except ValueError:  # includes UnicodeDecodeError and the int digits limit
         raise BadInput("not JSON (UTF-8 text)") from None
-    s = text if isinstance(text, str) else None
-    deep = (s.count("[") + s.count("{")) if s is not None else text.count(b"[") + text.count(b"{")
-    escaped = ("\\u" in s) if s is not None else (b"\\u" in text)  # NUL, surrogates: escapes
+    if isinstance(text, str):
+        deep, escaped = text.count("[") + text.count("{"), "\\u" in text
+    else:
+        deep, escaped = text.count(b"[") + text.count(b"{"), b"\\u" in text
+    # NUL and lone surrogates can only come as \u escapes (raw control characters are not
+    # JSON; a raw surrogate is not UTF-8): strings are checked only when there are escapes.
     if deep > MAX_DEPTH or escaped:
         check(value)
     return value

@@ -1,7 +1,6 @@
 from django.urls import path
 
 from . import urls as _urls  # noqa: F401  (registers the <id:...> converter)
-
 from .consumers import GameConsumer
 
 websocket_urlpatterns = [

@@ -21,8 +21,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from itertools import pairwise
 from datetime import datetime
+from itertools import pairwise
 from random import Random
 from typing import Any
 
@@ -564,7 +564,9 @@ def _seat_rows(game: Game, specs: list[Any] | None, n: int) -> tuple[list[Seat],
             seat.claimed = True
             guest_secrets[i] = secret
         else:
-            raise OptionsError(f"seat {i}: unknown seat kind {shown(kind)} (open, user, guest, bot)")
+            raise OptionsError(
+                f"seat {i}: unknown seat kind {shown(kind)} (open, user, guest, bot)"
+            )
         rows.append(seat)
     return rows, guest_secrets
 
@@ -610,7 +612,8 @@ def bot_level(kind: str, level: Any) -> str:
 
 def _game_kind(kind: Any) -> CoreGame:
     if not isinstance(kind, str) or kind not in core.GAMES:
-        raise OptionsError(f"unknown game kind {shown(kind)}; one of {', '.join(sorted(core.GAMES))}")
+        known = ", ".join(sorted(core.GAMES))
+        raise OptionsError(f"unknown game kind {shown(kind)}; one of {known}")
     return core.GAMES[kind]
 
 

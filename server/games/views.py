@@ -20,7 +20,7 @@ import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
 from . import clocks, dbpool, leagues, store
-from .inputs import BadInput, loads, shown, text_ok
+from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
 from .models import Event, Game, League, Token
@@ -278,7 +278,8 @@ def create(request: HttpRequest) -> Any:
                 seat, secret = store.join_seat(game.pk, seat, user=user, name=join.get("name"))
             except store.JoinError as exc:
                 if place is not None and seat != place:  # say it in the caller's numbers
-                    raise store.JoinError(str(exc).replace(f"seat {seat}", f"seat {place}")) from None
+                    said = str(exc).replace(f"seat {seat}", f"seat {place}")
+                    raise store.JoinError(said) from None
                 raise
             joined = {"seat": seat, "secret": secret}
         out = game_json(get_game(game.pk))
