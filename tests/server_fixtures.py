@@ -109,12 +109,10 @@ def _die_with_parent() -> None:
         pass
 
 
-def start_daphne(
-    tmp_path: Path, name: str = "daphne", extra_env: dict[str, str] | None = None
-) -> Daphne:
-    """daphne as a real process on a free port, on the *test* database (passed in
+def daphne_env(name: str = "daphne", extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a daphne process serving the *test* database (passed in
     GAMENIGHT_DB_JSON) as the restricted app role, like a real server (the tests themselves
-    connect as the tables' owner). Bots think in its process pool."""
+    connect as the tables' owner); its sessions are named ``gamenight-test-<name>-<pid>``."""
     from django.db import connection
 
     from server import dbconfig
@@ -142,6 +140,16 @@ def start_daphne(
         }
     )
     env.pop("PYTEST_CURRENT_TEST", None)
+    return env
+
+
+def start_daphne(
+    tmp_path: Path, name: str = "daphne", extra_env: dict[str, str] | None = None
+) -> Daphne:
+    """daphne as a real process on a free port, on the *test* database (see
+    :func:`daphne_env`). Bots think in its process pool."""
+    env = daphne_env(name, extra_env)
+    app_name = json.loads(env["GAMENIGHT_DB_JSON"])["OPTIONS"]["application_name"]
     port = free_port()
     log = tmp_path / f"{name}.log"
     with open(log, "wb") as out:

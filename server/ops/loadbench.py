@@ -312,6 +312,55 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def prepare_database(db_name: str) -> dict[str, str]:
+    """Set up Django in this process on database ``db_name`` (embedded PostgreSQL, unless
+    ``DATABASE_URL``), migrate it, and return the environment a daphne process needs to
+    serve the same database."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+    os.environ["GAMENIGHT_DB_ROLE"] = "owner"  # migrate here; daphne runs as the app role
+    if not os.environ.get("DATABASE_URL"):
+        os.environ["GAMENIGHT_DB_NAME"] = db_name
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connections
+
+    from server import dbconfig
+
+    call_command("migrate", interactive=False, verbosity=0)
+    connections.close_all()
+    env = dict(os.environ)
+    env["GAMENIGHT_DB_ROLE"] = "app"
+    if not os.environ.get("DATABASE_URL"):
+        env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(Path(settings.BASE_DIR)))
+    return env
+
+
+def spawn_daphne(port: int, env: dict[str, str], log: Any,
+                 preexec_fn: Any = None) -> subprocess.Popen[bytes]:
+    """One daphne process (``server.asgi``) on 127.0.0.1:``port``, output to ``log``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+         "server.asgi:application"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=preexec_fn)
+
+
+def wait_http(base: str, proc: subprocess.Popen[bytes] | None, timeout: float = 60,
+              what: str = "daphne") -> None:
+    """Wait until ``base`` answers ``GET /api/kinds/``; RuntimeError if ``proc`` exits first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            _http(base, "GET", "/api/kinds/")
+            return
+        except Exception:
+            if (proc is not None and proc.poll() is not None) or time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start") from None
+            time.sleep(0.2)
+
+
 class LocalServer:
     """daphne (one process) on a free port against the ``gamenight_bench`` database."""
 
@@ -321,25 +370,7 @@ class LocalServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> str:
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
-        os.environ["GAMENIGHT_DB_ROLE"] = "owner"  # migrate here; daphne runs as the app role
-        if not os.environ.get("DATABASE_URL"):
-            os.environ["GAMENIGHT_DB_NAME"] = self.db_name
-        import django
-
-        django.setup()
-        from django.conf import settings
-        from django.core.management import call_command
-        from django.db import connections
-
-        from server import dbconfig
-
-        call_command("migrate", interactive=False, verbosity=0)
-        connections.close_all()
-        env = dict(os.environ)
-        env["GAMENIGHT_DB_ROLE"] = "app"
-        if not os.environ.get("DATABASE_URL"):
-            env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(Path(settings.BASE_DIR)))
+        env = prepare_database(self.db_name)
         port = free_port()
         self.log = open(ROOT / "var" / "loadbench-daphne.log", "wb")
         prio = self.priority
@@ -349,23 +380,11 @@ class LocalServer:
                 with contextlib.suppress(OSError):
                     os.setpriority(os.PRIO_PROCESS, 0, -prio)
 
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "server.asgi:application"],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-            preexec_fn=raise_priority)
+        self.proc = spawn_daphne(port, env, self.log, raise_priority)
         if prio:
             self.restore = set_priority([os.getpid(), *postgres_pids()], -prio)
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                _http(base, "GET", "/api/kinds/")
-                break
-            except Exception:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("daphne did not start: var/loadbench-daphne.log") from None
-                time.sleep(0.2)
+        wait_http(base, self.proc, what="daphne (see var/loadbench-daphne.log)")
         self.pid = self.proc.pid
         return base
 
