@@ -120,6 +120,7 @@ class Figures:
     junk_answers: dict[str, dict[str, int]] = field(default_factory=dict)
     junk_accepted: int = 0
     stray_errors: dict[str, int] = field(default_factory=dict)
+    errors_in_faults: dict[str, int] = field(default_factory=dict)  # without a ref, allowed
     server_errors: int = 0  # `server_error` frames outside faults
     order_errors: int = 0
     order_detail: list[str] = field(default_factory=list)
@@ -331,10 +332,10 @@ def connection_bound(workers: int) -> tuple[int, str]:
     from django.conf import settings
 
     gn = getattr(settings, "GAMENIGHT", {})
-    if "DB_POOL" in gn:
-        per = int(gn["DB_POOL"]) + int(gn.get("ASYNC_DB_CONNECTIONS", 0)) + 1
+    if "DB_POOL" in gn:  # (server/settings.py: the bound of one process)
+        per = int(gn["DB_POOL"]) + int(gn.get("ASYNC_DB_CONNECTIONS", 0))
         src = (f"(DB_POOL {gn['DB_POOL']} + ASYNC_DB_CONNECTIONS "
-               f"{gn.get('ASYNC_DB_CONNECTIONS', 0)} + 1 health probe) x {workers}")
+               f"{gn.get('ASYNC_DB_CONNECTIONS', 0)}) x {workers}")
     else:
         per = int(gn.get("DB_SHARDS", 8)) + int(gn.get("ASYNC_DB_CONNECTIONS", 8))
         src = (f"(no pool setting: DB_SHARDS {gn.get('DB_SHARDS')} + ASYNC_DB_CONNECTIONS "
@@ -971,7 +972,8 @@ class Player(Conn):
                 if msg.get("code") == "server_error" and not soak.faulty():
                     f.server_errors += 1
             else:
-                f.bump(f.stray_errors, f"{kind} {msg.get('code')}: {str(msg.get('reason'))[:60]}")
+                f.bump(f.errors_in_faults if soak.faulty() else f.stray_errors,
+                       f"{kind} {msg.get('code')}: {str(msg.get('reason'))[:60]}")
         elif kind == "finished":
             self.table.finished()
 
@@ -1081,8 +1083,9 @@ class Spectator(Conn):
                                     not self.welcomed or "ahead" in str(msg.get("reason"))):
                                 self.on_hello_error(msg)
                             elif kind == "error":
-                                self.soak.f.bump(self.soak.f.stray_errors,
-                                                 f"spectator {msg.get('code')}")
+                                f = self.soak.f
+                                f.bump(f.errors_in_faults if self.soak.faulty()
+                                       else f.stray_errors, f"spectator {msg.get('code')}")
                     # the socket ended by itself
                     self.dropped(None)
                 except TimeoutError:
@@ -1205,6 +1208,8 @@ def report(f: Figures) -> None:
     print(f"  answers to junk: {f.junk_answers}")
     if f.stray_errors:
         print(f"  unexpected error frames: {f.stray_errors}")
+    if f.errors_in_faults:
+        print(f"  error frames without a ref during faults: {f.errors_in_faults}")
     print(f"HTTP: 5xx {f.http_5xx}, no answer {f.http_errors}"
           + (f"; during faults 5xx {f.http_5xx_in_faults} {f.http_5xx_in_faults_codes}, "
              f"no answer {f.http_errors_in_faults}" if f.faults_mode else "")
@@ -1297,6 +1302,10 @@ def run(args: argparse.Namespace, env: dict[str, str] | None = None) -> Figures:
         raise SystemExit("--workers > 1 needs REDIS_URL (e.g. redis://127.0.0.1:6379/2)")
     if env is None:
         env = prepare_database(args.db)
+    from django.db import connections
+
+    with contextlib.suppress(Exception):  # (Django's psycopg pool keeps one session open)
+        connections["default"].close_pool()
     env = {**env, "GAMENIGHT_BOT_TIME_LIMIT": str(args.bot_time_limit),
            "PYTHONUNBUFFERED": "1", "PGAPPNAME": DAPHNE_APP_NAME}
     if env.get("GAMENIGHT_DB_JSON"):  # (tests) name daphne's sessions there too
