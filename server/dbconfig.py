@@ -329,13 +329,27 @@ def started_here(pgdata: Path) -> bool:
     return _STARTED_HERE.get(Path(pgdata).resolve()) == os.getpid()
 
 
+def close_connections() -> None:
+    """Close this process's database connections for real, pools included (with Django's
+    pool option, ``connections.close_all()`` only gives connections back to the pool, which
+    keeps its sessions open on the server)."""
+    if "django.db" not in sys.modules:
+        return
+    from django.db import connections
+
+    for conn in connections.all(initialized_only=True):
+        with contextlib.suppress(Exception):
+            conn.close()
+        close_pool = getattr(conn, "close_pool", None)
+        if close_pool is not None:
+            with contextlib.suppress(Exception):
+                close_pool()
+
+
 def _stop_at_exit(pgdata: Path) -> None:
     if not started_here(pgdata):
         return  # a forked child inherited the atexit hook: not ours to stop
-    with contextlib.suppress(Exception):
-        from django.db import connections
-
-        connections.close_all()
+    close_connections()
     with contextlib.suppress(Exception):
         if other_clients(pgdata) == 0:
             stop_embedded(pgdata)

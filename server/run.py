@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from server import lifeline
+
 ROOT = Path(__file__).resolve().parent.parent
 ASGI_APP = "server.asgi:application"
 
@@ -83,7 +85,6 @@ def setup_django(args: argparse.Namespace) -> dict[str, Any]:
     django.setup()  # settings -> server.dbconfig: starts the embedded PostgreSQL if needed
     from django.conf import settings
     from django.core.management import call_command
-    from django.db import connections
 
     from server import dbconfig
 
@@ -120,7 +121,7 @@ def setup_django(args: argparse.Namespace) -> dict[str, Any]:
             say(f"demo data not loaded: {exc!r}")
     if getattr(settings, "STATIC_ROOT", None):
         call_command("collectstatic", interactive=False, verbosity=0)
-    connections.close_all()
+    dbconfig.close_connections()  # daphne has its own; none of ours stays open meanwhile
     say(f"ready in {time.perf_counter() - t0:.1f} s")
     return {"username": username, "password": password, "created": created,
             "password_file": password_file(), "embedded": embedded}
@@ -150,15 +151,10 @@ def open_listener(host: str, port: int, reuseport: bool = False) -> socket.socke
 
 def _die_with_parent() -> None:
     """(child, before exec) SIGINT back to its default (a shell starting us in the background
-    makes it ignored, and daphne would inherit that); on Linux also get SIGINT when
+    makes it ignored, and daphne would inherit that); on Linux also get SIGTERM when
     server.run dies, even by SIGKILL, so no daphne is left orphaned holding the port."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGINT)  # PR_SET_PDEATHSIG
+    lifeline.set_pdeathsig(signal.SIGTERM)
 
 
 def daphne_command(fd: int, verbosity: int) -> list[str]:
@@ -195,22 +191,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers > 1 and not os.environ.get("REDIS_URL", "").strip():
         raise SystemExit("--workers > 1 needs REDIS_URL (the processes share events through "
                          "Redis), e.g. REDIS_URL=redis://127.0.0.1:6379/0")
-    if args.setup_only:
-        try:
-            info = setup_django(args)
-            if info["password"] is not None:
-                say(f"admin login: {info['username']} / {info['password']}")
-            else:
-                say(f"admin login: {info['username']} (already exists)")
-        finally:
-            stop_database()
-        return 0
-    # Fail early when the port is taken. With several workers on Linux each gets its own
-    # SO_REUSEPORT socket on the port (the kernel spreads connections evenly); elsewhere
-    # they share one listening socket.
-    reuse = args.workers > 1 and reuseport_ok()
-    listeners = [open_listener(args.host, args.port, reuse)
-                 for _ in range(args.workers if reuse else 1)]
+    # SIGINT (Ctrl-C) and SIGTERM both stop: the first one interrupts what is running, later
+    # ones are ignored while stopping. Installing the handler also undoes an inherited
+    # "ignore SIGINT" (a script that starts us in the background with ``&``).
     stopping = False
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -220,7 +203,30 @@ def main(argv: list[str] | None = None) -> int:
         stopping = True
         raise KeyboardInterrupt
 
+    signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
+    if args.setup_only:
+        code = 0
+        try:
+            info = setup_django(args)
+            if info["password"] is not None:
+                say(f"admin login: {info['username']} / {info['password']}")
+            else:
+                say(f"admin login: {info['username']} (already exists)")
+        except KeyboardInterrupt:
+            stopping = True
+            say("set-up interrupted")
+            code = 1
+        finally:
+            stopping = True
+            stop_database()
+        return code
+    # Fail early when the port is taken. With several workers on Linux each gets its own
+    # SO_REUSEPORT socket on the port (the kernel spreads connections evenly); elsewhere
+    # they share one listening socket.
+    reuse = args.workers > 1 and reuseport_ok()
+    listeners = [open_listener(args.host, args.port, reuse)
+                 for _ in range(args.workers if reuse else 1)]
     procs: list[subprocess.Popen[bytes]] = []
     code = 0
     try:
@@ -256,8 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         stopping = True
         say("stopping")
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stopping = True  # from here on SIGINT and SIGTERM are ignored (on_signal)
         stop_children(procs)
         for listener in listeners:
             listener.close()
@@ -266,16 +271,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def stop_children(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:
-    """SIGINT (daphne's graceful stop), then SIGTERM, then SIGKILL."""
-    for sig, wait in ((signal.SIGINT, timeout), (signal.SIGTERM, 5.0)):
-        for p in procs:
-            if p.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    p.send_signal(sig)
-        deadline = time.monotonic() + wait
-        for p in procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                p.wait(max(0.1, deadline - time.monotonic()))
+    """SIGTERM, then SIGKILL after ``timeout`` seconds.
+
+    SIGTERM is daphne's graceful stop once it runs (Twisted stops the reactor as on SIGINT),
+    and before that, while it is still importing, it ends the process quietly, where SIGINT
+    would print a KeyboardInterrupt traceback."""
+    for p in procs:
+        if p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            p.wait(max(0.1, deadline - time.monotonic()))
     for p in procs:
         if p.poll() is None:
             p.kill()
@@ -285,28 +293,41 @@ def stop_children(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -
 
 
 def stop_database() -> None:
-    """Stop the embedded PostgreSQL unless another program still has sessions on it."""
-    if os.environ.get("DATABASE_URL", "").strip() or "django" not in sys.modules:
-        return
-    if os.environ.get("GAMENIGHT_PG_KEEP", "") not in ("", "0"):
-        return  # shared with whoever asked to keep it (e.g. a test run)
+    """Stop the embedded PostgreSQL unless another program still has sessions on it; say
+    what was done."""
+    if os.environ.get("DATABASE_URL", "").strip() or "django.conf" not in sys.modules:
+        return  # an external server, or set-up never got as far as the database
     from django.conf import settings
-    from django.db import connections
 
     from server import dbconfig
 
-    with contextlib.suppress(Exception):
-        connections.close_all()
+    dbconfig.close_connections()
     pgdata = dbconfig.pgdata_dir(Path(settings.BASE_DIR))
-    try:
-        others = dbconfig.other_clients(pgdata)
-    except Exception:
-        others = 0
+    info = dbconfig._running_info(pgdata)
+    if info is None:
+        if dbconfig.started_here(pgdata):
+            say("embedded PostgreSQL was already stopped")
+        return
+    if os.environ.get("GAMENIGHT_PG_KEEP", "") not in ("", "0"):
+        say("embedded PostgreSQL left running (GAMENIGHT_PG_KEEP is set)")
+        return
+    # The sessions of daphne processes that just exited may take a moment to end.
+    others, deadline = 0, time.monotonic() + 3.0
+    while True:
+        try:
+            others = dbconfig.other_clients(pgdata)
+        except Exception:
+            others = 0
+        if not others or time.monotonic() >= deadline:
+            break
+        time.sleep(0.1)
     if others:
         say(f"embedded PostgreSQL left running: {others} other session(s) use it")
         return
     if dbconfig.stop_embedded(pgdata):
         say("embedded PostgreSQL stopped")
+    else:
+        say(f"embedded PostgreSQL (pid {info['pid']}) did not stop")
 
 
 if __name__ == "__main__":

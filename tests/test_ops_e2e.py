@@ -74,12 +74,16 @@ def base_env(**extra: str) -> dict[str, str]:
 # --------------------------------------------------------------------------- server.run
 
 
-@pytest.mark.slow
-def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
-    if os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
-    # Its own var/ and embedded server, kept between runs like a real installation: the
-    # first run initdbs and creates the admin, later runs print the same login.
+def _ignore_sigint() -> None:
+    """(child, before exec) what a shell does to a job started in the background (``&``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start_run_command(port: int, *extra: str) -> tuple[subprocess.Popen[str], Path, list[str]]:
+    """``python -m server.run`` on its own var/ and embedded server (kept between runs like a
+    real installation: the first run initdbs and creates the admin, later runs print the same
+    login), started as from a script in the background: SIGINT ignored. Returns the process,
+    its PGDATA and its output up to the banner's admin login line."""
     var = ROOT / "var" / "runtest"
     pgdata = var / "pg"
     var.mkdir(parents=True, exist_ok=True)
@@ -87,21 +91,56 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
                    GAMENIGHT_DB_NAME="gamenight")
     env.pop("GAMENIGHT_PG_KEEP", None)
     dbconfig.stop_embedded(pgdata)  # a leftover from an interrupted run
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "server.run", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "server.run", "--port", str(port), *extra],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                            text=True, preexec_fn=_ignore_sigint)
     out: list[str] = []
+    deadline = time.monotonic() + 120
+    assert proc.stdout is not None
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        out.append(line)
+        if "Admin login" in line:
+            break
+    return proc, pgdata, out
+
+
+def stop_run_command(proc: subprocess.Popen[str], pgdata: Path) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+    dbconfig.stop_embedded(pgdata)
+
+
+def assert_clean_stop(proc: subprocess.Popen[str], sig: int) -> str:
+    """``sig`` stops it within 30 s with exit code 0, saying what it stopped, no traceback."""
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    rest, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, rest
+    assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
+    lines = [ln for ln in rest.splitlines() if ln.startswith("[gamenight]")]
+    assert lines == ["[gamenight] stopping", "[gamenight] daphne stopped",
+                     "[gamenight] embedded PostgreSQL stopped"], rest
+    assert time.monotonic() - t0 < 20, rest
+    return rest
+
+
+@pytest.mark.slow
+def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
+    """Started with SIGINT ignored (as a script's background job is), SIGINT still stops it."""
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+    port = free_port()
+    proc, pgdata, out = start_run_command(port)
+    var = pgdata.parent
     try:
-        deadline = time.monotonic() + 120
-        assert proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line:
-                break
-            out.append(line)
-            if "Admin login" in line:
-                break
         text = "".join(out)
         assert "Tablets: connect to" in text, text
         m = re.search(r"Admin login \((created|existing)\):\s+(\S+) / (\S+)", text)
@@ -125,23 +164,29 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
         assert status == 200 and len(leagues["games"]) >= 1  # the demo matches
 
         pg_pid = dbconfig._running_info(pgdata)["pid"]  # type: ignore[index]
-        proc.send_signal(signal.SIGINT)
-        rest, _ = proc.communicate(timeout=60)
-        assert proc.returncode == 0, rest
-        assert "daphne stopped" in rest and "embedded PostgreSQL stopped" in rest, rest
+        assert_clean_stop(proc, signal.SIGINT)
         assert dbconfig._running_info(pgdata) is None
         assert not dbconfig._pid_alive(pg_pid)
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        dbconfig.stop_embedded(pgdata)
+        stop_run_command(proc, pgdata)
+
+
+@pytest.mark.slow
+def test_run_command_stops_quietly_on_sigterm_while_daphne_starts() -> None:
+    """SIGTERM right after the banner, while daphne is still importing: no traceback (SIGINT
+    to a daphne that is importing printed a KeyboardInterrupt traceback), the embedded
+    PostgreSQL stopped (the run command's own pooled session kept it running before)."""
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+    proc, pgdata, out = start_run_command(free_port(), "--no-demo", "--host", "127.0.0.1")
+    try:
+        assert "Tablets: connect to" in "".join(out), "".join(out)
+        assert_clean_stop(proc, signal.SIGTERM)
+        assert dbconfig._running_info(pgdata) is None
+    finally:
+        stop_run_command(proc, pgdata)
 
 
 # --------------------------------------------------------------------------- kill -9 / restart
@@ -448,3 +493,75 @@ def test_the_run_check_finds_a_process_left_behind() -> None:
         orphan.kill()
         orphan.wait(5)
     assert orphan.pid not in [p.pid for p in run_processes()]
+
+
+EXIT_WHILE_THINKING = """
+import os, time
+os.environ["DJANGO_SETTINGS_MODULE"] = "server.settings"
+os.environ["GAMENIGHT_DB_JSON"] = (  # never connected to
+    '{"NAME": "x", "USER": "x", "PASSWORD": "", "HOST": "127.0.0.1", "PORT": "1"}')
+import django
+django.setup()
+from server.games import runtime
+pool = runtime.BOTS._executor()
+pool.submit(time.sleep, 10)  # a bot that thinks for 10 s
+deadline = time.monotonic() + 30
+while not getattr(pool, "_processes", None) and time.monotonic() < deadline:
+    time.sleep(0.05)
+time.sleep(1)
+print(*[p.pid for p in pool._processes.values()], flush=True)
+"""
+
+
+def test_a_process_that_exits_does_not_wait_for_a_thinking_bot() -> None:
+    """Python's exit waits for the process pool's running tasks: a daphne told to stop hung
+    until its bot finished thinking (up to GAMENIGHT_BOT_TIME_LIMIT)."""
+    import psutil
+
+    proc = subprocess.Popen([sys.executable, "-c", EXIT_WHILE_THINKING], cwd=ROOT,
+                            env=base_env(), stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    workers = [psutil.Process(int(pid)) for pid in proc.stdout.readline().split()]
+    t0 = time.monotonic()
+    proc.wait(30)
+    took = time.monotonic() - t0
+    assert proc.returncode == 0
+    assert workers and not any(_alive(w) for w in workers)
+    assert took < 5, f"exit took {took:.1f} s"
+
+
+@pytest.mark.slow
+def test_kill_9_of_the_run_command_takes_daphne_and_its_bot_workers_along() -> None:
+    """SIGKILL of server.run: its daphne gets SIGTERM from the kernel (PR_SET_PDEATHSIG) and
+    stops; daphne's bot workers follow it."""
+    import psutil
+
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+    port = free_port()
+    proc, pgdata, _ = start_run_command(port, "--no-demo", "--host", "127.0.0.1")
+    try:
+        wait_http(f"http://127.0.0.1:{port}/api/kinds/", proc)
+        status, game = http("POST", f"http://127.0.0.1:{port}/api/games/", {
+            "kind": "teeko", "options": {},
+            "seats": [{"kind": "bot", "level": "random"}, {"kind": "guest", "name": "Ann"}]})
+        assert status == 201, game
+        run = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            tree = [p for p in run.children(recursive=True)
+                    if "postgres" not in " ".join(p.cmdline())]
+            if any("spawn_main" in " ".join(p.cmdline()) for p in tree):
+                break
+            time.sleep(0.1)
+        assert any("daphne" in " ".join(p.cmdline()) for p in tree), tree
+        assert any("spawn_main" in " ".join(p.cmdline()) for p in tree), tree
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 15
+        while any(_alive(p) for p in tree) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        left = [(p.pid, p.cmdline()) for p in tree if _alive(p)]
+        assert not left, left
+    finally:
+        stop_run_command(proc, pgdata)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import gc
 import itertools
 import json
@@ -587,7 +588,22 @@ class BotRunner:
                     threading.Thread(
                         target=self._read_progress, daemon=True, name="gamenight-bot-progress"
                     ).start()
+                    # Run before concurrent.futures' own exit hook (these run last first),
+                    # which would wait for a bot that is thinking.
+                    register = getattr(threading, "_register_atexit", None)
+                    if register is not None:
+                        register(self._kill_workers)
             return self.pool
+
+    def _kill_workers(self) -> None:
+        """(process exit) end the bot workers at once: a daphne that stops must not wait for a
+        bot to finish thinking (up to ``BOT_TIME_LIMIT`` seconds). Workers also die by
+        themselves when this process is gone (:func:`server.lifeline.die_with_parent`)."""
+        pool = self.pool
+        if isinstance(pool, concurrent.futures.ProcessPoolExecutor):
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(Exception):
+                    proc.kill()
 
     def _read_progress(self) -> None:
         q = self.progress_queue
