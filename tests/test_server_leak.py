@@ -8,6 +8,7 @@ against what the viewer may know (:func:`server_helpers.check_frames`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from random import Random
 from typing import Any
@@ -22,6 +23,7 @@ from server_helpers import (
     play_out,
     strings_in,
 )
+from test_e2e_server import ws_client
 
 from core.api import SPECTATOR
 from server.games import store
@@ -71,9 +73,11 @@ async def run_and_check(
     bot: int | None = None,
     deal_seed: int | None = None,
     hidden: bool = True,
+    server: Any = None,
 ) -> None:
     """Play a game with guests at every seat but ``bot`` (a bot, "easy"); ``deal_seed``
-    seeds the game's start (its shuffle and first deal)."""
+    seeds the game's start (its shuffle and first deal). Sockets: in this process (channels'
+    communicator), or to ``server`` (a daphne process) over real WebSockets."""
     reason = core_ready(kind)
     if reason:
         pytest.skip(reason)
@@ -96,13 +100,14 @@ async def run_and_check(
         c._absorb = absorb
         return c
 
-    spectator = recording(await communicator(game.pk, "spectator"))
+    connect = communicator if server is None else functools.partial(ws_client, server)
+    spectator = recording(await connect(game.pk, "spectator"))
     await spectator.hello()
     players = {}
     for i in range(seats):
         if i == bot:
             continue
-        players[i] = recording(await communicator(game.pk, f"seat {i}"))
+        players[i] = recording(await connect(game.pk, f"seat {i}"))
         await players[i].hello(i, secret=game.guest_secrets[i])
     everyone = [*players.values(), spectator]
     http_checked = [0]
@@ -158,3 +163,13 @@ async def test_tedoku_game_leaks_nothing(server_runtime):
 async def test_teeko_and_tiku_envelopes(server_runtime):
     await run_and_check("teeko", {}, 2, seed=7, bot=1, hidden=False)
     await run_and_check("tiku", {}, 2, seed=8, bot=0, hidden=False)
+
+
+async def test_four_games_over_daphne(daphne_server, server_runtime):
+    """The same checks with every socket a real one to a daphne process (bots thinking in
+    its process pool)."""
+    server = daphne_server
+    await run_and_check("teeko", {}, 2, seed=7, bot=1, hidden=False, server=server)
+    await run_and_check("tiku", {}, 2, seed=8, bot=0, hidden=False, server=server)
+    await run_and_check("tedoku", {"seats": 2}, 2, seed=5, bot=1, server=server)
+    await run_and_check("teka", {"target": 1}, 4, seed=3, bot=1, deal_seed=91, server=server)
