@@ -360,3 +360,35 @@ def test_hidden_timeout_redacted():
     assert teka.redact(ev, 2) == ev and teka.redact(ev, ALL) == ev
     assert teka.redact(ev, 0) == teka.redact(ev, -1) == {"type": "timeout"}
     assert teka.redact({"type": "timeout", "seat": 2}, 0) == {"type": "timeout", "seat": 2}
+
+
+async def test_two_processes_one_timeout(daphne_pair):
+    """Both processes arm the same deadline (a spectator on each); exactly one timeout is
+    appended: the other's append expects a seq that is then taken, and fails as stale."""
+    a, b = daphne_pair
+    g = await ahttp(
+        a,
+        "POST",
+        "/api/games/",
+        {"kind": "teeko", "table": {"move_limit": 2}, "seats": ["guest", "guest"]},
+    )
+    gid = g["id"]
+    watchers = [await ws_client(server, gid, f"watcher {i}") for i, server in enumerate((a, b))]
+    for w in watchers:
+        await w.hello()
+        assert w.frames[-1]["clock"]["deadlines"][0]["seat"] == 0  # (this process has it)
+    deadline = time.monotonic() + 10
+    while True:
+        detail = await ahttp(b, "GET", f"/api/games/{gid}/")
+        if detail["status"] == "finished" or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert detail["outcome"] == {"winners": [1], "reason": "timeout", "scores": []}
+    await asyncio.sleep(0.5)  # (time for a second timeout, if there were one)
+    outcome, records = await asyncio.to_thread(folded_outcome, a, gid, "teeko")
+    assert outcome == detail["outcome"]
+    assert [r["event"]["type"] for r in records].count("timeout") == 1
+    assert [r["event"]["type"] for r in records][-2:] == ["timeout", "game_over"]
+    assert (await ahttp(a, "GET", f"/api/games/{gid}/verify/"))["ok"]
+    for w in watchers:
+        await w.ws.close()
