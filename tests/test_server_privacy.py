@@ -365,3 +365,36 @@ async def test_a_bots_answer_does_not_tell_how_long_it_thought(server_runtime, s
     assert len(ticks) >= 10
     for shares in ticks.values():
         assert shares[0] == 0.0 and shares == sorted(shares)
+
+
+async def test_a_throw_in_question_that_runs_out_stays_private(quick_daphne, server_runtime):
+    """Time rules: seat 1 lets its throw-in question run out; the timeout and the bot's
+    answer for it name seat 1 to seat 1 only (envelopes included)."""
+    seats = [{"kind": "guest", "name": f"P{i}"} for i in range(4)]
+    game = await SHARDS.call(
+        0, store.create_game, "teka", {}, seats, rng=Random(SEED), table={"move_limit": 1}
+    )
+    gid, secrets = game.pk, game.guest_secrets
+    spectator = await connect(quick_daphne, gid, "spectator")
+    await spectator.hello()
+    clients = {s: await connect(quick_daphne, gid, f"seat {s}") for s in range(4)}
+    for s, c in clients.items():
+        await c.hello(s, secret=secrets[s])
+
+    def answered(f: dict[str, Any]) -> bool:
+        return f["type"] == "events" and any(r["event"]["type"] == "keep" for r in f["events"])
+
+    await spectator.until(answered, 20)
+    everyone = [spectator, *clients.values()]
+    for c in everyone:
+        await c.drain(0.1)
+    await close_all(everyone)
+    log, states = await SHARDS.call(gid, the_log, gid)
+    kinds = [ev["type"] for _s, _seat, ev in log]
+    i = kinds.index("timeout")
+    assert kinds[i + 1] == "keep" and log[i][2].get("hidden") and log[i + 1][1] == ASKED
+    for c, viewer in [(spectator, SPECTATOR), *((clients[s], s) for s in range(4))]:
+        assert check_frames(TEKA, log, states, viewer, c.marks) > 3
+        got = {r["seq"]: r for _q, f in c.marks if f["type"] == "events" for r in f["events"]}
+        shown = [got[i + 1]["seat"], got[i + 2]["seat"]]  # (records of seq i+1, i+2)
+        assert shown == ([None, ASKED] if viewer == ASKED else [None, None]), (viewer, shown)
