@@ -110,7 +110,7 @@ class EventAdmin(admin.ModelAdmin):
     def shown_hash(self, obj: Event) -> str:
         if obj.game.status != Game.FINISHED:
             return "(shown when the game is over)"
-        return obj.hash
+        return str(obj.hash)
 
     def has_add_permission(self, request: Any) -> bool:
         return False
