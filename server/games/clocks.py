@@ -132,7 +132,7 @@ def start_running(game_id: int) -> None:
             return
         except store.StaleError:  # a move came in meanwhile (the first seat may move)
             e = store.entry(game_id, fresh=True)
-    raise IllegalMoveError("stale", "the game kept moving while the last seat was taken")
+    raise store.JoinError("the game kept moving while the last seat was taken: try again")
 
 
 def _rules_in(log_: list[store.Record]) -> dict[str, Any] | None:
