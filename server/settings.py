@@ -193,6 +193,10 @@ GAMENIGHT = {
     # A bot deciding on what only its seat knows (a Teka hand) answers after a random time
     # between half of this and this many seconds, whatever its thinking took (0: at once).
     "BOT_PACE": float(os.environ.get("GAMENIGHT_BOT_PACE", "1")),
+    # The bot that moves for a seat whose time ran out (tables with time rules, Tedoku and
+    # Teka): its level ("" = the kind's default) and thinking time in seconds.
+    "TIMEOUT_BOT_LEVEL": os.environ.get("GAMENIGHT_TIMEOUT_BOT_LEVEL", ""),
+    "TIMEOUT_BOT_TIME": float(os.environ.get("GAMENIGHT_TIMEOUT_BOT_TIME", "1")),
     # Socket moves are appended on the event loop (psycopg AsyncConnection pool) when the
     # game is cached; 0 sends every move through the worker threads instead.
     "ASYNC_DB": os.environ.get("GAMENIGHT_ASYNC_DB", "1") not in ("", "0"),

@@ -392,3 +392,45 @@ async def test_two_processes_one_timeout(daphne_pair):
     assert (await ahttp(a, "GET", f"/api/games/{gid}/verify/"))["ok"]
     for w in watchers:
         await w.ws.close()
+
+
+def test_clock_arithmetic():
+    """The per-seat accounting of :class:`server.games.clocks.Clock`, with given times: a
+    chess clock charges each wait to the waiting seat and adds the increment after its move;
+    a move limit counts from when the seat began to wait, not from the last commit (Tedoku:
+    the other player's placement does not give a waiting seat more time)."""
+    from random import Random
+
+    from server.games.clocks import Clock
+
+    teeko = core.GAMES["teeko"]
+    start = teeko.start(teeko.options({}), Random(0))
+    rules = {"type": "table", "move_limit": None, "clock": 10, "increment": 2, "abandon": None}
+    c = Clock(1, 2)
+    state = fold(teeko, start)
+    c.step(teeko, state, [(1, None, start[0]), (2, None, {**rules, "running": True})], 100.0)
+    assert c.waiting == {0: 100.0} and c.deadline(0) == 110.0
+    ev = teeko.decide(state, 0, {"type": "place", "to": "c3"}, Random(0))
+    state = fold(teeko, [*start, *ev])
+    c.step(teeko, state, [(3, 0, ev[0])], 104.0)  # Ann took 4 s: 10 - 4 + 2 = 8 left
+    assert c.left(0) == 8.0 and c.waiting == {1: 104.0} and c.deadline(1) == 114.0
+    shown = c.to_json([1], 105.0)
+    assert shown["remaining"] == [8000, 9000] and shown["deadlines"] == [{"seat": 1, "ms": 9000}]
+
+    tedoku = core.GAMES["tedoku"]
+    start = tedoku.start(tedoku.options({"seats": 2}), Random(0))
+    state = fold(tedoku, start)
+    c = Clock(2, 2)
+    limit = {"type": "table", "move_limit": 5, "clock": None, "increment": 0, "abandon": None}
+    c.step(
+        tedoku,
+        state,
+        [(1, None, start[0]), (len(start) + 1, None, {**limit, "running": True})],
+        0.0,
+    )
+    assert c.waiting == {0: 0.0, 1: 0.0}
+    place = next(x for x in tedoku.legal_commands(state, 0) if x["type"] == "place")
+    ev = tedoku.decide(state, 0, place, Random(0))
+    state = fold(tedoku, [*start, *ev])
+    c.step(tedoku, state, [(len(start) + 2, 0, e) for e in ev], 3.0)
+    assert c.waiting == {1: 0.0} and c.deadline(1) == 5.0 and c.next_deadline({1}) is None

@@ -410,8 +410,9 @@ class Timekeeper:
     def _expire(self, gid: int) -> None:
         try:
             expire(gid)
-        except Exception:
+        except Exception:  # (the database away...): look again in a second
             log.exception("game %s: timeout handling failed", gid)
+            self.set(gid, time.time() + 1.0)
         finally:
             self.busy.discard(gid)
 
@@ -489,6 +490,7 @@ def expire(gid: int) -> None:
     from . import botworker
     from .runtime import BOTS, SHARDS, knob
 
+    refused = 0
     for _ in range(12):
         plan = SHARDS.submit(gid, _plan, gid).result(120)
         if plan is None:
@@ -503,6 +505,8 @@ def expire(gid: int) -> None:
             pre += [(None, ev) for ev in plan["forfeit"]]
         else:
             level = knob("TIMEOUT_BOT_LEVEL", None) or store.bot_level(plan["kind"], None)
+            if refused:
+                level = "random"
             limit = float(knob("TIMEOUT_BOT_TIME", 1.0))
             command = (
                 BOTS._executor()
@@ -518,6 +522,10 @@ def expire(gid: int) -> None:
                 )
                 .result(limit + 60)
             )
+            if command is None:  # (no move to make: never a timeout alone, again and again)
+                log.warning("game %s: no move for timed-out seat %s", gid, seat)
+                TIMEKEEPER.set(gid, time.time() + 5.0)
+                return
         try:
             SHARDS.submit(gid, store.submit, gid, seat, command, seq, None, pre).result(120)
             log.info("game %s: seat %s ran out of time at seq %s", gid, seat, seq)
@@ -525,7 +533,11 @@ def expire(gid: int) -> None:
             pass  # the seat (or another) moved in time: look again
         except IllegalMoveError as exc:
             log.warning("game %s: timeout of seat %s refused: %s", gid, seat, exc.reason)
-            return
+            refused += 1
+            if refused > 2:
+                TIMEKEEPER.set(gid, time.time() + 5.0)
+                return
+    TIMEKEEPER.set(gid, time.time() + 0.5)  # (still moving after all that: look again)
 
 
 # --------------------------------------------------------------------------- abandoned seats
