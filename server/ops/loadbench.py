@@ -93,6 +93,9 @@ class Stats:
     counting: bool = False
     client_cpu: float = float("nan")
     pg_cpu: float = float("nan")
+    redis_cpu: float = float("nan")
+    pg_connections: int = -1
+    redis_connections: int = -1
     machine_idle: float = float("nan")
 
     def error(self, code: str) -> None:
@@ -121,14 +124,17 @@ def pick(frame: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
 
 # --------------------------------------------------------------------------- capacity
 
+SPREAD = {"how": "sockets"}
+
 
 class Table:
     """One game: its players and spectators (closed loop or ticked)."""
 
-    def __init__(self, base: str, n_spec: int, stats: Stats, rng: random.Random,
-                 options: dict[str, Any]) -> None:
-        self.base, self.n_spec, self.stats, self.rng, self.options = (
-            base, n_spec, stats, rng, options)
+    def __init__(self, bases: list[str], n_spec: int, stats: Stats, rng: random.Random,
+                 options: dict[str, Any], index: int = 0) -> None:
+        self.bases, self.n_spec, self.stats, self.rng, self.options = (
+            bases, n_spec, stats, rng, options)
+        self.index = index
         self.head = 0
         self.frames: dict[int, dict[str, Any]] = {}
         self.pending: dict[int, list[Any]] = {}  # seq -> [t_send, recipients left, t_last]
@@ -136,11 +142,21 @@ class Table:
         self.finished = asyncio.Event()
         self.ref = 0
 
+    def _url(self, k: int) -> str:
+        """Socket ``k`` of this table (players 0, 1, then spectators) goes to process
+        ``(table + k) % N`` (``SPREAD`` "sockets"): with two processes the two players of a
+        game are always on different ones, and every move crosses Redis. With "tables" every
+        socket of a table goes to process ``table % N`` (what nginx's ``hash $uri`` on
+        ``/ws/games/<id>/`` gives)."""
+        shift = k if SPREAD["how"] == "sockets" else 0
+        base = self.bases[(self.index + shift) % len(self.bases)]
+        return f"{ws_base(base)}/ws/games/{self.game_id}/"
+
     async def open(self) -> None:
-        self.game_id, self.secrets = await create_game(self.base, self.options)
-        url = f"{ws_base(self.base)}/ws/games/{self.game_id}/"
-        self.players = [await ws_connect(url) for _ in range(2)]
-        self.specs = [await ws_connect(url) for _ in range(self.n_spec)]
+        self.game_id, self.secrets = await create_game(
+            self.bases[self.index % len(self.bases)], self.options)
+        self.players = [await ws_connect(self._url(k)) for k in range(2)]
+        self.specs = [await ws_connect(self._url(2 + k)) for k in range(self.n_spec)]
         for seat, ws in enumerate(self.players):
             await ws.send(json.dumps({"type": "hello", "seat": seat,
                                       "secret": self.secrets[str(seat)], "last_seq": 0}))
@@ -228,9 +244,9 @@ class Table:
             await asyncio.sleep(max(0.0, next_t - time.perf_counter()))
 
 
-async def run_tables(base: str, n_games: int, n_spec: int, seconds: float, warmup: float,
-                     closed_loop: bool, seed: int,
-                     pid: int | None = None) -> tuple[Stats, float, float | None]:
+async def run_tables(bases: list[str], n_games: int, n_spec: int, seconds: float,
+                     warmup: float, closed_loop: bool, seed: int,
+                     pids: list[int] | None = None) -> tuple[Stats, float, float | None]:
     """Run ``n_games`` tables for ``warmup + seconds``; figures count only after warm-up."""
     stats = Stats()
     rng = random.Random(seed)
@@ -242,7 +258,7 @@ async def run_tables(base: str, n_games: int, n_spec: int, seconds: float, warmu
     async def one_table(i: int) -> None:
         trng = random.Random(rng.random())
         while time.perf_counter() < stop_at[0]:
-            t = Table(base, n_spec, stats, trng, options)
+            t = Table(bases, n_spec, stats, trng, options, i)
             async with sem:
                 await t.open()
             tasks = [asyncio.ensure_future(t.run_player(s, closed_loop)) for s in (0, 1)]
@@ -270,21 +286,28 @@ async def run_tables(base: str, n_games: int, n_spec: int, seconds: float, warmu
     await asyncio.sleep(warmup)
     stats.counting = True
     prof = None
+    pid = pids[0] if pids else None
     if PROFILE["path"] and pid:
         prof = subprocess.Popen(
             [str(Path(sys.executable).parent / "py-spy"), "record", "-p", str(pid), "-d",
              str(int(seconds)), "-r", "200", "-f", "raw", "-o", PROFILE["path"], "--threads",
              "--nonblocking"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     pg0 = postgres_cpu()
-    c0 = cpu_seconds(pid) if pid else None
+    redis0 = redis_cpu()
+    c0 = sum(cpu_seconds(p) for p in pids) if pids else None
     own0 = sum(os.times()[:2])
     idle0 = machine_idle()
     t0 = time.perf_counter()
+    stop_sampling = asyncio.Event()
+    sampler = asyncio.ensure_future(sample_connections(stats, stop_sampling))
     await asyncio.sleep(seconds)
     elapsed = time.perf_counter() - t0
-    cpu = (cpu_seconds(pid) - c0) if pid and c0 is not None else None
+    cpu = (sum(cpu_seconds(p) for p in pids) - c0) if pids and c0 is not None else None
     stats.client_cpu = (sum(os.times()[:2]) - own0) / elapsed
     stats.pg_cpu = (postgres_cpu() - pg0) / elapsed
+    stats.redis_cpu = (redis_cpu() - redis0) / elapsed
+    stop_sampling.set()
+    await sampler
     if prof is not None:
         prof.wait()
     stats.machine_idle = (machine_idle() - idle0) / elapsed
@@ -362,16 +385,31 @@ def wait_http(base: str, proc: subprocess.Popen[bytes] | None, timeout: float = 
 
 
 class LocalServer:
-    """daphne (one process) on a free port against the ``gamenight_bench`` database."""
+    """``processes`` daphne processes on free ports against the ``gamenight_bench`` database;
+    with more than one (or ``redis=True``) a Redis of its own (``redis-server`` on a free
+    port, nothing saved) carries the channel layer, as ``./gamenight serve --workers N``."""
 
-    def __init__(self, db_name: str = "gamenight_bench", priority: int = 0) -> None:
+    def __init__(self, db_name: str = "gamenight_bench", priority: int = 0,
+                 processes: int = 1, redis: bool = False) -> None:
         self.db_name = db_name
         self.priority = priority
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.processes = max(1, processes)
+        self.redis = redis or self.processes > 1
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.redis_proc: subprocess.Popen[bytes] | None = None
+        self.pids: list[int] = []
 
-    def __enter__(self) -> str:
+    def __enter__(self) -> list[str]:
         env = prepare_database(self.db_name)
-        port = free_port()
+        from django.db import connections
+
+        from server.games import dbpool
+
+        connections["default"].close_pool()  # (count only the server's connections)
+        SAMPLE["conninfo"] = dbpool.conninfo()
+        env.pop("REDIS_URL", None)
+        if self.redis:
+            env["REDIS_URL"] = self._start_redis()
         self.log = open(ROOT / "var" / "loadbench-daphne.log", "wb")
         prio = self.priority
 
@@ -380,26 +418,115 @@ class LocalServer:
                 with contextlib.suppress(OSError):
                     os.setpriority(os.PRIO_PROCESS, 0, -prio)
 
-        self.proc = spawn_daphne(port, env, self.log, raise_priority)
+        ports = [free_port() for _ in range(self.processes)]
+        self.procs = [spawn_daphne(port, env, self.log, raise_priority) for port in ports]
         if prio:
             self.restore = set_priority([os.getpid(), *postgres_pids()], -prio)
-        base = f"http://127.0.0.1:{port}"
-        wait_http(base, self.proc, what="daphne (see var/loadbench-daphne.log)")
-        self.pid = self.proc.pid
-        return base
+        bases = [f"http://127.0.0.1:{port}" for port in ports]
+        for proc, base in zip(self.procs, bases, strict=True):
+            wait_http(base, proc, what="daphne (see var/loadbench-daphne.log)")
+        self.pids = [p.pid for p in self.procs]
+        return bases
+
+    def _start_redis(self) -> str:
+        import shutil
+
+        exe = shutil.which("redis-server")
+        if exe is None:
+            url = os.environ.get("REDIS_URL", "")
+            if not url:
+                raise RuntimeError("several processes need Redis: install redis-server or "
+                                   "set REDIS_URL")
+            SAMPLE["redis_url"] = url
+            return url
+        port = free_port()
+        self.redis_proc = subprocess.Popen(
+            [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+             "no", "--maxclients", "10000"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or self.redis_proc.poll() is not None:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+        url = f"redis://127.0.0.1:{port}/0"
+        SAMPLE["redis_url"] = url
+        SAMPLE["redis_pid"] = self.redis_proc.pid
+        return url
 
     def __exit__(self, *exc: Any) -> None:
         for pid, value in getattr(self, "restore", {}).items():
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, pid, value)
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(2)
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.send_signal(2)
+        for proc in self.procs:
             try:
-                self.proc.wait(15)
+                proc.wait(15)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                proc.kill()
+                proc.wait()
+        if self.redis_proc is not None:
+            self.redis_proc.terminate()
+            self.redis_proc.wait(10)
+        SAMPLE.clear()
         self.log.close()
+
+
+SAMPLE: dict[str, Any] = {}
+"""What :func:`sample_connections` looks at (set by :class:`LocalServer`): the database's
+conninfo, the Redis URL and redis-server's pid."""
+
+
+async def sample_connections(stats: Stats, stop: asyncio.Event, every: float = 0.25) -> None:
+    """The most PostgreSQL backends on the bench database (other than this one) and Redis
+    clients (other than this one) seen during the window, into ``stats``."""
+    conn = red = None
+    try:
+        if SAMPLE.get("conninfo"):
+            import psycopg
+
+            conn = await asyncio.to_thread(psycopg.connect, SAMPLE["conninfo"],
+                                           autocommit=True)
+        if SAMPLE.get("redis_url"):
+            import redis
+
+            red = redis.Redis.from_url(SAMPLE["redis_url"])
+
+        def once() -> None:
+            if conn is not None:
+                # (of other roles' sessions PostgreSQL shows only pid, database and user)
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                    " AND pid <> pg_backend_pid()"
+                ).fetchone()
+                stats.pg_connections = max(stats.pg_connections, int(row[0]) if row else 0)
+            if red is not None:
+                n = int(red.info("clients")["connected_clients"]) - 1
+                stats.redis_connections = max(stats.redis_connections, n)
+
+        while not stop.is_set():
+            await asyncio.to_thread(once)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), every)
+    except Exception as exc:
+        print(f"  (connection sampling stopped: {type(exc).__name__}: {exc})", flush=True)
+    finally:
+        if conn is not None:
+            conn.close()
+        if red is not None:
+            red.close()
+
+
+def redis_cpu() -> float:
+    """CPU seconds used so far by the benchmark's own redis-server (nan without one)."""
+    pid = SAMPLE.get("redis_pid")
+    return cpu_seconds(int(pid)) if pid else float("nan")
 
 
 PROFILE: dict[str, str | None] = {"path": None}
@@ -555,16 +682,62 @@ def report_tables(title: str, stats: Stats, elapsed: float, cpu: float | None) -
     if cpu is not None and rate:
         per_move = cpu / elapsed / rate
         pg = stats.pg_cpu / rate if stats.pg_cpu == stats.pg_cpu else float("nan")
-        print(f"  cost per move: daphne {per_move * 1000:.2f} ms CPU, PostgreSQL "
-              f"{pg * 1000:.2f} ms CPU -> one dedicated core for daphne would carry "
-              f"~{1 / per_move:.0f} moves/s", flush=True)
+        red = stats.redis_cpu / rate if stats.redis_cpu == stats.redis_cpu else float("nan")
+        print(f"  cost per move: daphne {per_move * 1000:.2f} ms CPU (all processes), "
+              f"PostgreSQL {pg * 1000:.2f} ms CPU"
+              + (f", Redis {red * 1000:.3f} ms CPU" if red == red else "")
+              + f" -> one dedicated core for daphne would carry ~{1 / per_move:.0f} moves/s",
+              flush=True)
+    if stats.pg_connections >= 0 or stats.redis_connections >= 0:
+        print(f"  connections (most seen): PostgreSQL {stats.pg_connections}"
+              + (f", Redis {stats.redis_connections}" if stats.redis_connections >= 0 else ""),
+              flush=True)
     print(f"{title}: {stats.moves / elapsed:8.1f} moves/s  errors {stats.errors}"
           f"{' ' + json.dumps(stats.error_codes) if stats.error_codes else ''}"
           f"  frames received {stats.frames}  games finished {stats.games_finished}"
           + (f"  server CPU {cpu / elapsed * 100:.0f}%" if cpu is not None else "")
           + f"  PostgreSQL CPU {stats.pg_cpu * 100:.0f}%"
+          + (f"  Redis CPU {stats.redis_cpu * 100:.0f}%" if stats.redis_cpu == stats.redis_cpu
+             else "")
           + f"  client CPU {stats.client_cpu * 100:.0f}%"
           + f"  machine idle {stats.machine_idle * 100:.0f}% of a core", flush=True)
+
+
+def report_pools(bases: list[str]) -> None:
+    """Each process's pools as its ``/healthz`` gives them (configured bound, open now)."""
+    parts = []
+    for base in bases:
+        try:
+            pools = _http(base, "GET", "/healthz").get("pools", {})
+        except Exception as exc:
+            parts.append(f"{base}: {type(exc).__name__}")
+            continue
+        parts.append(", ".join(f"{k} {v.get('open')}/{v.get('max')} open" for k, v in
+                               sorted(pools.items())))
+    print(f"  pools per process (open/max): {'; '.join(parts)}", flush=True)
+
+
+def run_server(args: Any, bases: list[str], pids: list[int] | None, tag: str) -> None:
+    """The capacity and latency runs against one server (one or more processes)."""
+    if args.what in ("all", "capacity"):
+        for n_spec in [int(x) for x in args.spectators.split(",") if x]:
+            PROFILE["path"] = f"{args.profile}-{tag}-S{n_spec}.txt" if args.profile else None
+            stats, elapsed, cpu = asyncio.run(run_tables(
+                bases, args.games, n_spec, args.seconds, args.warmup, True, args.seed, pids))
+            report_tables(f"capacity {tag} G={args.games} S={n_spec}", stats, elapsed, cpu)
+            report_pools(bases)
+    if args.what in ("all", "latency"):
+        PROFILE["path"] = f"{args.profile}-{tag}-latency.txt" if args.profile else None
+        stats, elapsed, cpu = asyncio.run(run_tables(
+            bases, args.latency_games, args.latency_spectators, args.seconds, args.warmup,
+            False, args.seed, pids))
+        lat = [x * 1000 for x in stats.latencies]
+        report_tables(f"latency {tag} G={args.latency_games} S={args.latency_spectators} "
+                      f"(1 move/s/table)", stats, elapsed, cpu)
+        print(f"latency send -> every recipient ({len(lat)} moves): "
+              f"p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  "
+              f"p99 {pct(lat, 99):.1f} ms  max {max(lat, default=float('nan')):.1f} ms"
+              f"  (late ticks {stats.late_ticks})", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -572,7 +745,16 @@ def main(argv: list[str] | None = None) -> int:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("what", nargs="?", default="all",
                    choices=["all", "capacity", "latency", "replay"])
-    p.add_argument("--url", help="drive a running server (http://host:port); default: start one")
+    p.add_argument("--url", help="drive a running server (http://host:port; several, comma "
+                                 "separated, for processes sharing Redis); default: start one")
+    p.add_argument("--spread", choices=["sockets", "tables"], default="sockets",
+                   help="with several processes: each socket of a table on another process "
+                        "(sockets, default: players of one game on different processes) or "
+                        "every socket of a table on the same one (tables)")
+    p.add_argument("--processes", default="1", metavar="N[,M...]",
+                   help="own server: daphne processes, each count a run of its own (e.g. 1,2: "
+                        "one process, then two; more than one, or several counts, use a "
+                        "redis-server of the benchmark's own for every run)")
     p.add_argument("--games", type=int, default=100, help="capacity: tables (100)")
     p.add_argument("--spectators", default="1,10", help="capacity: spectators per table (1,10)")
     p.add_argument("--seconds", type=float, default=15.0, help="measured seconds per run (15)")
@@ -604,30 +786,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.what == "replay":
         return 0
 
-    server = (contextlib.nullcontext(args.url) if args.url
-              else LocalServer(priority=args.priority))
-    with server as base:
-        pid = getattr(server, "pid", None)
-        print(f"server {base}" + (f" (daphne pid {pid}, started here)" if pid else ""),
-              flush=True)
-        if args.what in ("all", "capacity"):
-            for n_spec in [int(x) for x in args.spectators.split(",") if x]:
-                PROFILE["path"] = f"{args.profile}-S{n_spec}.txt" if args.profile else None
-                stats, elapsed, cpu = asyncio.run(run_tables(
-                    base, args.games, n_spec, args.seconds, args.warmup, True, args.seed, pid))
-                report_tables(f"capacity G={args.games} S={n_spec}", stats, elapsed, cpu)
-        if args.what in ("all", "latency"):
-            PROFILE["path"] = f"{args.profile}-latency.txt" if args.profile else None
-            stats, elapsed, cpu = asyncio.run(run_tables(
-                base, args.latency_games, args.latency_spectators, args.seconds, args.warmup,
-                False, args.seed, pid))
-            lat = [x * 1000 for x in stats.latencies]
-            report_tables(f"latency G={args.latency_games} S={args.latency_spectators} "
-                          f"(1 move/s/table)", stats, elapsed, cpu)
-            print(f"latency send -> every recipient ({len(lat)} moves): "
-                  f"p50 {pct(lat, 50):.1f} ms  p95 {pct(lat, 95):.1f} ms  "
-                  f"p99 {pct(lat, 99):.1f} ms  max {max(lat, default=float('nan')):.1f} ms"
-                  f"  (late ticks {stats.late_ticks})", flush=True)
+    SPREAD["how"] = args.spread
+    counts = [int(x) for x in args.processes.split(",") if x]
+    runs: list[Any] = (
+        [contextlib.nullcontext([u for u in args.url.split(",") if u])] if args.url
+        else [LocalServer(priority=args.priority, processes=n, redis=len(counts) > 1)
+              for n in counts])
+    for server in runs:
+        with server as bases:
+            pids = getattr(server, "pids", None)
+            n = len(bases)
+            where = "Redis" if getattr(server, "redis", n > 1) else "no channel layer"
+            tag = f"P={n}" + (f" spread={args.spread}" if n > 1 else "")
+            print(f"server {', '.join(bases)}: {n} process{'es' if n > 1 else ''} ({where})"
+                  + (f" (daphne pids {', '.join(map(str, pids))}, started here)" if pids
+                     else ""), flush=True)
+            run_server(args, bases, pids, tag)
     return 0
 
 
