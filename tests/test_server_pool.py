@@ -67,10 +67,20 @@ def direct() -> psycopg.Connection[Any]:
 
 
 def backends() -> int:
+    """daphne's backends on the test database. (Of another role's sessions PostgreSQL shows
+    only pid, database and user: daphne's are told by its role, else by their name.)"""
+    from server import dbconfig
+
+    app = dbconfig.app_credentials()
     with direct() as conn:
-        row = conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-            " AND application_name = %s", [APP]).fetchone()
+        if app is not None:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND usename = %s", [app[0]]).fetchone()
+        else:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND application_name = %s", [APP]).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -109,7 +119,7 @@ def test_http_requests_stay_inside_the_pool(transactional_db: Any, tmp_path: Pat
         for _ in range(30):
             status, body = http(server, "GET", f"/api/games/{g['id']}/state/")
             assert status == 200, body
-        assert backends() <= 3 + 2
+        assert 1 <= backends() <= 3 + 2
         results: list[int] = []
 
         def one() -> None:
