@@ -39,6 +39,7 @@ from random import Random
 
 import core
 from core.ai.bots import Bot, make_bot
+from core.ai.tournaments import Progress
 from core.api import META_COMMANDS, Obj, apply, fold
 
 # ------------------------------------------------------------------------------ figures
@@ -265,8 +266,12 @@ def tournament(args: argparse.Namespace) -> int:
         for a, b in pairs:
             jobs = [(name, a, b, args.seed + i, args.move_cap) for i in range(args.games)]
             start = time.perf_counter()
+            prog = Progress(f"{name} {a} vs {b} games", len(jobs), time.perf_counter, sys.stderr)
+            results = []
             with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-                results = list(pool.map(play_game, jobs))
+                for r in pool.map(play_game, jobs):  # in order: a line as they finish
+                    results.append(r)
+                    prog.step()
             w = sum(1 for r in results if r[0] == 1)
             d = sum(1 for r in results if r[0] == 0)
             loss = sum(1 for r in results if r[0] == -1)

@@ -79,21 +79,30 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def start_run_command(port: int, *extra: str) -> tuple[subprocess.Popen[str], Path, list[str]]:
+def start_run_command(port: int, *extra: str, script: bool = False
+                      ) -> tuple[subprocess.Popen[str], Path, list[str]]:
     """``python -m server.run`` on its own var/ and embedded server (kept between runs like a
     real installation: the first run initdbs and creates the admin, later runs print the same
-    login), started as from a script in the background: SIGINT ignored. Returns the process,
-    its PGDATA and its output up to the banner's admin login line."""
+    login), started as from a script in the background: SIGINT ignored. With ``script``,
+    ``./gamenight serve`` (on this interpreter, GAMENIGHT_PYTHON) in a process group of its
+    own, as a terminal's foreground job. Returns the process, its PGDATA and its output up to
+    the banner's admin login line."""
     var = ROOT / "var" / "runtest"
     pgdata = var / "pg"
     var.mkdir(parents=True, exist_ok=True)
     env = base_env(GAMENIGHT_PGDATA=str(pgdata), GAMENIGHT_VAR=str(var),
-                   GAMENIGHT_DB_NAME="gamenight")
+                   GAMENIGHT_DB_NAME="gamenight", GAMENIGHT_PYTHON=sys.executable)
     env.pop("GAMENIGHT_PG_KEEP", None)
     dbconfig.stop_embedded(pgdata)  # a leftover from an interrupted run
-    proc = subprocess.Popen([sys.executable, "-m", "server.run", "--port", str(port), *extra],
+    if script:
+        cmd = [sys.executable, str(ROOT / "gamenight"), "serve"]
+        how: dict[str, Any] = {"process_group": 0}
+    else:
+        cmd = [sys.executable, "-m", "server.run"]
+        how = {"preexec_fn": _ignore_sigint}
+    proc = subprocess.Popen([*cmd, "--port", str(port), *extra],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, preexec_fn=_ignore_sigint)
+                            text=True, **how)
     out: list[str] = []
     deadline = time.monotonic() + 120
     assert proc.stdout is not None
@@ -118,10 +127,14 @@ def stop_run_command(proc: subprocess.Popen[str], pgdata: Path) -> None:
     dbconfig.stop_embedded(pgdata)
 
 
-def assert_clean_stop(proc: subprocess.Popen[str], sig: int) -> str:
-    """``sig`` stops it within 30 s with exit code 0, saying what it stopped, no traceback."""
+def assert_clean_stop(proc: subprocess.Popen[str], sig: int, group: bool = False) -> str:
+    """``sig`` (to its process group with ``group``, as a terminal's Ctrl-C) stops it within
+    30 s with exit code 0, saying what it stopped, no traceback."""
     t0 = time.monotonic()
-    proc.send_signal(sig)
+    if group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
     rest, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0, rest
     assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest
@@ -528,6 +541,25 @@ def test_a_process_that_exits_does_not_wait_for_a_thinking_bot() -> None:
     assert proc.returncode == 0
     assert workers and not any(_alive(w) for w in workers)
     assert took < 5, f"exit took {took:.1f} s"
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_gamenight_serve_stops_it_cleanly() -> None:
+    """Ctrl-C at a terminal signals the whole foreground process group. The ``gamenight``
+    script waited for server.run in a child: it printed a KeyboardInterrupt traceback and
+    killed server.run 0.25 s later, before the embedded PostgreSQL was stopped. It now execs
+    server.run, so the signal reaches the server alone."""
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+    port = free_port()
+    proc, pgdata, out = start_run_command(port, "--no-demo", "--host", "127.0.0.1", script=True)
+    try:
+        assert "Tablets: connect to" in "".join(out), "".join(out)
+        wait_http(f"http://127.0.0.1:{port}/api/kinds/", proc)
+        assert_clean_stop(proc, signal.SIGINT, group=True)
+        assert dbconfig._running_info(pgdata) is None
+    finally:
+        stop_run_command(proc, pgdata)
 
 
 @pytest.mark.slow

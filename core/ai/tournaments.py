@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from random import Random
-from typing import Final
+from typing import Final, TextIO
 
 from core.ai.bots import Bot, make_bot
 from core.api import Game, Obj
@@ -29,6 +29,8 @@ from core.teka import GAME as TEKA
 from core.tiku import GAME as TIKU
 
 Clock = Callable[[], float]
+Step = Callable[[str], None]
+"""Called after each game with a short note (how far a table is)."""
 TIKU_LEVELS: Final[list[str]] = ["easy", "medium", "hard"]
 TIKU_MOVE_CAP: Final = 400
 
@@ -66,6 +68,47 @@ class Timer:
         return self.seconds[key] / n if n else None
 
 
+def _duration(seconds: float) -> str:
+    s = round(seconds)
+    if s >= 3600:
+        return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+    return f"{s // 60}:{s % 60:02d}"
+
+
+class Progress:
+    """How far a long run is, on ``out`` (stderr; the tables go to stdout): a line per finished
+    game, but at most one every ``every`` seconds (the last one always), with the count, the
+    time so far and the time left at the pace so far. On a terminal the line is rewritten in
+    place instead. The clock is the caller's."""
+
+    def __init__(self, label: str, total: int, clock: Clock, out: TextIO,
+                 every: float = 2.0) -> None:
+        self.label, self.total, self.clock, self.out, self.every = label, total, clock, out, every
+        self.done = 0
+        self.t0 = self.said = clock()
+        self.tty = bool(getattr(out, "isatty", lambda: False)())
+        self.width = 0
+
+    def step(self, note: str = "") -> None:
+        self.done += 1
+        now = self.clock()
+        last = self.done >= self.total
+        if not last and now - self.said < self.every:
+            return
+        self.said = now
+        elapsed = now - self.t0
+        left = elapsed / self.done * max(0, self.total - self.done)
+        line = (f"{self.label}: {self.done}/{self.total} ({100 * self.done // max(1, self.total)}%)"
+                f"  {_duration(elapsed)} so far, about {_duration(left)} left"
+                + (f"  {note}" if note else ""))
+        if self.tty:
+            self.width = max(self.width, len(line))
+            self.out.write("\r" + line.ljust(self.width) + ("\n" if last else ""))
+        else:
+            self.out.write(line + "\n")
+        self.out.flush()
+
+
 def run(game: Game, options: Obj, bots: list[Bot], keys: list[str], seed: int,
         timer: Timer) -> Obj:
     """One seeded game through the API; returns the outcome as JSON."""
@@ -92,7 +135,7 @@ def run(game: Game, options: Obj, bots: list[Bot], keys: list[str], seed: int,
 
 
 def tiku_pair(a: str, b: str, games: int, seed: int = 0, options: Obj | None = None,
-              clock: Clock | None = None) -> Obj:
+              clock: Clock | None = None, step: Step | None = None) -> Obj:
     """``a`` against ``b`` over ``games`` games, ``a`` on seat 0 in even games, seat 1 in odd
     ones. W/D/L are ``a``'s."""
     opts: Obj = {"move_cap": TIKU_MOVE_CAP, **(options or {})}
@@ -112,6 +155,8 @@ def tiku_pair(a: str, b: str, games: int, seed: int = 0, options: Obj | None = N
             w += 1
         else:
             lo += 1
+        if step is not None:
+            step(f"Tiku {a} vs {b}: W {w} D {d} L {lo}")
     score = w + 0.5 * d
     low, high = wilson(score, games)
     return {
@@ -128,22 +173,27 @@ def tiku_pair(a: str, b: str, games: int, seed: int = 0, options: Obj | None = N
     }
 
 
+def tiku_pairings(levels: list[str]) -> list[tuple[str, str]]:
+    """Every level against ``random``, then each pair of levels (stronger first-named)."""
+    pairs = [(x, "random") for x in levels]
+    for i, x in enumerate(levels):
+        pairs.extend((y, x) for y in levels[i + 1 :])
+    return pairs
+
+
 def tiku_table(games: int, levels: list[str] | None = None, seed: int = 0,
-               options: Obj | None = None, clock: Clock | None = None) -> list[Obj]:
-    """Every level against ``random``, then each pair of levels (weaker first-named)."""
+               options: Obj | None = None, clock: Clock | None = None,
+               step: Step | None = None) -> list[Obj]:
+    """The pairs of :func:`tiku_pairings`, ``games`` games each."""
     lv = levels if levels is not None else list(TIKU_LEVELS)
-    rows = [tiku_pair(x, "random", games, seed, options, clock) for x in lv]
-    for i, x in enumerate(lv):
-        for y in lv[i + 1 :]:
-            rows.append(tiku_pair(y, x, games, seed, options, clock))
-    return rows
+    return [tiku_pair(a, b, games, seed, options, clock, step) for a, b in tiku_pairings(lv)]
 
 
 # ------------------------------------------------------------------------------------ Teka
 
 
 def teka_table(matches: int, level: str = "medium", target: int = 104, seed: int = 0,
-               clock: Clock | None = None) -> Obj:
+               clock: Clock | None = None, step: Step | None = None) -> Obj:
     """A ``level`` partnership against a random-legal one over whole matches; the bots are
     side 0 (seats 0 and 2) in even matches, side 1 in odd ones."""
     timer = Timer(clock)
@@ -180,6 +230,8 @@ def teka_table(matches: int, level: str = "medium", target: int = 104, seed: int
             else:
                 their_made += bool(row["made"])
                 their_failed += not bool(row["made"])
+        if step is not None:
+            step(f"Teka {level}: won {won} of {i + 1}")
     low, high = wilson(won, matches)
     return {
         "level": level,
@@ -202,7 +254,7 @@ def teka_table(matches: int, level: str = "medium", target: int = 104, seed: int
 
 
 def tedoku_table(games: int, level: str = "hard", bonus: bool = False, seed: int = 0,
-                 clock: Clock | None = None) -> Obj:
+                 clock: Clock | None = None, step: Step | None = None) -> Obj:
     """Solo totals (bonus points included) of ``level`` over ``games`` seeded games."""
     timer = Timer(clock)
     scores: list[int] = []
@@ -226,6 +278,8 @@ def tedoku_table(games: int, level: str = "hard", bonus: bool = False, seed: int
         out = TEDOKU.outcome(state)
         assert out is not None
         scores.append(int(out.scores[0]))
+        if step is not None:
+            step(f"Tedoku {level}{' bonus' if bonus else ''}: mean {sum(scores) / len(scores):.1f}")
     s = sorted(scores)
     n = len(s)
     median = (s[(n - 1) // 2] + s[n // 2]) / 2 if n else 0.0
@@ -314,20 +368,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     clock = time.perf_counter
+    import sys
+
     import core
 
-    print(f"core compiled: {core.COMPILED}")
-    if a.only in (None, "tiku"):
-        rows = tiku_table(a.tiku, a.tiku_levels.split(","), a.seed, None, clock)
+    print(f"core compiled: {core.COMPILED}", flush=True)
+    tiku_levels = a.tiku_levels.split(",")
+    tedoku_levels = a.tedoku_levels.split(",")
+    pairs = len(tiku_pairings(tiku_levels))
+    plan = {"tiku": f"Tiku {pairs} pairings x {a.tiku} games",
+            "teka": f"Teka {a.teka} matches to {a.target}",
+            "tedoku": f"Tedoku {2 * len(tedoku_levels)} rows x {a.tedoku} games"}
+    todo = [k for k in plan if a.only in (None, k)]
+    print("running: " + "; ".join(plan[k] for k in todo) + " (progress on stderr)", flush=True)
+    if "tiku" in todo:
+        prog = Progress("Tiku games", pairs * a.tiku, clock, sys.stderr)
+        rows = tiku_table(a.tiku, tiku_levels, a.seed, None, clock, prog.step)
         print("\n".join(format_tiku(rows)), flush=True)
-    if a.only in (None, "teka"):
-        print("\n".join(format_teka(teka_table(a.teka, a.teka_level, a.target, a.seed, clock))),
-              flush=True)
-    if a.only in (None, "tedoku"):
+    if "teka" in todo:
+        prog = Progress("Teka matches", a.teka, clock, sys.stderr)
+        teka = teka_table(a.teka, a.teka_level, a.target, a.seed, clock, prog.step)
+        print("\n".join(format_teka(teka)), flush=True)
+    if "tedoku" in todo:
+        prog = Progress("Tedoku games", 2 * len(tedoku_levels) * a.tedoku, clock, sys.stderr)
         trows: list[Obj] = []
-        for lv in a.tedoku_levels.split(","):
+        for lv in tedoku_levels:
             for bonus in (False, True):
-                trows.append(tedoku_table(a.tedoku, lv, bonus, a.seed, clock))
+                trows.append(tedoku_table(a.tedoku, lv, bonus, a.seed, clock, prog.step))
         print("\n".join(format_tedoku(trows)), flush=True)
     return 0
 
