@@ -175,6 +175,22 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
         assert status == 200
         status, leagues = http("GET", f"http://127.0.0.1:{port}/api/games/?status=finished")
         assert status == 200 and len(leagues["games"]) >= 1  # the demo matches
+        # daphne runs as the restricted role (migrations ran as the owner): its sessions on
+        # the database are all gamenight_app's.
+        assert "daphne's database role: gamenight_app" in text, text
+        info = dbconfig._running_info(pgdata)
+        assert info is not None
+        import psycopg
+
+        with psycopg.connect(host=info["host"], port=str(info["port"]), user="postgres",
+                             dbname="gamenight", autocommit=True) as conn:
+            users = {r[0] for r in conn.execute(
+                "SELECT usename FROM pg_stat_activity WHERE datname = 'gamenight'"
+                " AND pid <> pg_backend_pid()")}
+            owner = conn.execute("SELECT tableowner FROM pg_tables "
+                                 "WHERE tablename = 'games_event'").fetchone()
+        assert users == {dbconfig.APP_ROLE}, users
+        assert owner == (dbconfig.OWNER_ROLE,)
 
         pg_pid = dbconfig._running_info(pgdata)["pid"]  # type: ignore[index]
         assert_clean_stop(proc, signal.SIGINT)
