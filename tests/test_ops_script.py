@@ -119,3 +119,23 @@ def test_bench_bots_says_what_it_runs_at_once_and_shows_progress() -> None:
                                           "(progress on stderr)"), out.stdout
     assert "Tiku games: 2/2 (100%)" in out.stderr, out.stderr
     assert "| easy vs random | 2 |" in out.stdout, out.stdout
+
+
+def test_sigint_stops_this_test_run() -> None:
+    """(Also run by the next test in a pytest started with SIGINT ignored.)"""
+    import signal
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_test_run_started_with_sigint_ignored_takes_it_back() -> None:
+    import signal
+
+    def ignore() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_ops_script.py::test_sigint_stops_this_test_run"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=ignore)
+    assert out.returncode == 0, out.stdout + out.stderr
