@@ -62,8 +62,9 @@ def test_build_steps() -> None:
     out = ["running build_ext", "building 'gamenight_core__mypyc' extension",
            "gcc -pthread -c build/__native_gamenight_core.c -o build/x.o",
            "building 'core.teeko' extension"]
+    big = "compiling gamenight_core__mypyc (all of the core's code, the longest step)"
     assert [gn.build_step(ln) for ln in out] == [
-        None, ("compiling gamenight_core__mypyc", True), None, ("compiling core.teeko", True)]
+        None, (big, True), None, ("compiling core.teeko", True)]
 
 
 def test_run_showing_speaks_at_each_phase_and_not_at_every_line(
