@@ -95,6 +95,9 @@ async def test_teeko_move_limit_loses_on_time(daphne_server):
     await finished(bob)
     detail = await ahttp(server, "GET", f"/api/games/{gid}/")
     assert detail["status"] == "finished" and detail["outcome"]["reason"] == "timeout"
+    assert detail["table"]["move_limit"] == 1 and detail["table"]["running"]
+    listed = (await ahttp(server, "GET", "/api/games/"))["games"]
+    assert [x["table"] for x in listed if x["id"] == gid] == [detail["table"]]
     outcome, records = await asyncio.to_thread(folded_outcome, server, gid, "teeko")
     assert outcome == fin["outcome"]
     assert [r["event"] for r in records] == [r["event"] for r in ann.events]
@@ -219,6 +222,9 @@ async def test_abandoned_seat_handed_to_a_bot(daphne_server):
     assert "after 1 s" in answer["reason"]
     assert (await ann.command({"type": "replace_with_bot", "seat": 0}))["code"] == "illegal"
     await asyncio.sleep(1.1)
+    await ann.send({"type": "presence"})
+    now = await ann.until(lambda f: f["type"] == "presence")
+    assert now["seats"][1]["away"] >= 1 and now["seats"][0]["away"] is None
     answer = await ann.command(ask)
     assert answer["type"] == "ok", answer
     rec = next(r for r in ann.events if r["event"]["type"] == "seat_to_bot")

@@ -411,7 +411,8 @@ def seat_player(s: Obj) -> Obj:
     name = s.get("name") or ("open seat" if kind == "open" else "")
     player: Obj = {"name": name, "kind": "bot" if kind == "bot" else "remote",
                    "level": s.get("bot_level") or "", "taken": s.get("taken", False),
-                   "connected": s.get("connected"), "replaced": bool(s.get("replaced"))}
+                   "connected": s.get("connected"), "replaced": bool(s.get("replaced")),
+                   "away": s.get("away")}
     if kind == "bot":
         player["name"] = name.split(" (")[0] if name else "Bot"
     return player

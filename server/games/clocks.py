@@ -31,6 +31,7 @@ Bot seats have no deadline. The core ignores table events when folding
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import logging
 import secrets
 import threading
@@ -110,6 +111,25 @@ def parse_rules(kind: str, raw: Any) -> dict[str, Any] | None:
     if all(v is None for v in out.values()):
         return None
     out["increment"] = out["increment"] or 0
+    return out
+
+
+def table_rules(game_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """(database thread) each timed game's rules, from its last ``table`` event (one query);
+    games without rules are absent."""
+    if not game_ids:
+        return {}
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT DISTINCT ON (game_id) game_id, payload::text FROM games_event "
+            "WHERE game_id = ANY(%s) AND type = 'table' ORDER BY game_id, seq DESC",
+            [list(game_ids)],
+        )
+        rows = cur.fetchall()
+    out: dict[int, dict[str, Any]] = {}
+    for gid, payload in rows:
+        ev = json.loads(payload)
+        out[int(gid)] = {k: ev.get(k) for k in (*RULE_KEYS, "running")}
     return out
 
 

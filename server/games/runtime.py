@@ -435,10 +435,14 @@ class Hub:
         if room is not None:
             connected = {c.seat for c in room.conns if c.seat is not None}
             spectators = sum(1 for c in room.conns if c.seat is None)
-            seats = [
-                dict(s, connected=(s["seat"] in connected or s["kind"] == "bot"))
-                for s in room.seats
-            ]
+            seats = []
+            for s in room.seats:
+                on = s["seat"] in connected or s["kind"] == "bot"
+                away = None
+                if not on and s.get("taken"):  # (whole seconds: see replace_with_bot)
+                    seconds = self.away(game_id, s["seat"])
+                    away = int(seconds) if seconds is not None else None
+                seats.append(dict(s, connected=on, away=away))
         e = store._cache.get(game_id)
         if e is not None:
             to_act = e.game.visible_to_act(e.state, SPECTATOR)  # the room hears this

@@ -101,9 +101,14 @@ def iso(dt: Any) -> str | None:
     return dt.isoformat() if dt is not None else None
 
 
-def game_json(g: Game, seq: int | None = None) -> dict[str, Any]:
+def game_json(
+    g: Game, seq: int | None = None, table: dict[int, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """``table``: :func:`clocks.table_rules` of a list of games (else looked up)."""
     if seq is None:
         seq = g.events.aggregate(m=Max("seq"))["m"] or 0
+    if table is None:
+        table = clocks.table_rules([g.pk])
     return {
         "id": g.pk,
         "kind": g.kind,
@@ -125,6 +130,7 @@ def game_json(g: Game, seq: int | None = None) -> dict[str, Any]:
         "created_at": iso(g.created_at),
         "finished_at": iso(g.finished_at),
         "outcome": g.outcome,
+        "table": table.get(g.pk),
         "league": g.league_id,
         "ws": f"/ws/games/{g.pk}/",
     }
@@ -230,7 +236,8 @@ def games(request: HttpRequest) -> Any:
         raise ApiError(400, "malformed", "limit must be an integer") from None
     rows = list(qs.order_by("-id")[:limit])
     seqs = last_seqs(rows)
-    return {"games": [game_json(g, seqs.get(g.pk, 0)) for g in rows]}
+    table = clocks.table_rules([g.pk for g in rows])
+    return {"games": [game_json(g, seqs.get(g.pk, 0), table) for g in rows]}
 
 
 def query_id(raw: str, what: str) -> int:
