@@ -75,6 +75,9 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     runtime.ASYNC_LOCKS.clear()
     runtime.HUB.rooms.clear()
     runtime.HUB.loop = None
+    from server.games import clocks
+
+    clocks.forget()
     store.drop_cache()
     store.SNAPSHOT_EVERY = snapshot_every
 

@@ -394,6 +394,7 @@ class Timekeeper:
         self.thread: threading.Thread | None = None
         self.pool: concurrent.futures.ThreadPoolExecutor | None = None
         self.busy: set[int] = set()
+        self.failures: dict[int, int] = {}
 
     def set(self, game_id: int, when: float | None) -> None:
         with self.cond:
@@ -425,19 +426,34 @@ class Timekeeper:
             for g in ready:
                 if g not in self.busy and self.pool is not None:
                     self.busy.add(g)
-                    self.pool.submit(self._expire, g)
+                    try:
+                        self.pool.submit(self._expire, g)
+                    except RuntimeError:  # (the interpreter is shutting down)
+                        return
 
     def _expire(self, gid: int) -> None:
         try:
             expire(gid)
-        except Exception:  # (the database away...): look again in a second
-            log.exception("game %s: timeout handling failed", gid)
-            self.set(gid, time.time() + 1.0)
+            self.failures.pop(gid, None)
+        except Exception:  # (the database away...): look again, 1 s, 2 s, 4 s... 30 s later
+            n = self.failures[gid] = self.failures.get(gid, 0) + 1
+            log.exception("game %s: timeout handling failed (%d times)", gid, n)
+            self.set(gid, time.time() + min(30.0, 2.0 ** (n - 1)))
         finally:
             self.busy.discard(gid)
 
 
 TIMEKEEPER = Timekeeper()
+
+
+def forget() -> None:
+    """Drop every clock and deadline of this process (tests, between databases)."""
+    with _lock:
+        CLOCKS.clear()
+        UNTIMED.clear()
+    with TIMEKEEPER.cond:
+        TIMEKEEPER.due.clear()
+        TIMEKEEPER.failures.clear()
 
 
 def rearm_all() -> None:
