@@ -20,6 +20,8 @@ def headless(width: int = 1280, height: int = 800) -> None:
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")  # leave the root logger to pytest
+    # the connect screen listens for servers (client_kivy/discovery.py) on loopback only
+    os.environ.setdefault("GAMENIGHT_DISCOVERY_INTERFACES", "127.0.0.1")
     if "KIVY_HOME" not in os.environ:
         os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="kivyhome-")
     from kivy.config import Config

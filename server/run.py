@@ -6,13 +6,15 @@ use. Ctrl-C (SIGINT) or SIGTERM stops daphne, then the embedded PostgreSQL (when
 client uses it); running it again keeps the data.
 
     python -m server.run [--port 8000] [--host 0.0.0.0] [--workers N] [--no-demo]
+                         [--name "Club night"] [--no-announce]
     python -m server.run --setup-only [--no-demo]     # deployments: set up, then exit
 
 ``--workers N`` runs N daphne processes on the port (Linux: one SO_REUSEPORT socket each, so
 the kernel balances connections; elsewhere one shared listening socket); they share
 events through the Redis channel layer (``REDIS_URL`` is required for N > 1) and one
-PostgreSQL. Environment: ``GAMENIGHT_PORT``, ``DATABASE_URL``, ``REDIS_URL``,
-``GAMENIGHT_PGDATA`` (see docs/deploy.md).
+PostgreSQL. The server announces itself on the local network (mDNS, server/ops/announce.py)
+unless ``--no-announce`` or ``GAMENIGHT_ANNOUNCE=0``. Environment: ``GAMENIGHT_PORT``,
+``DATABASE_URL``, ``REDIS_URL``, ``GAMENIGHT_PGDATA``, ``GAMENIGHT_NAME`` (see docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -70,6 +72,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--setup-only", action="store_true",
                    help="migrate, admin, demo (unless --no-demo), static files; then exit "
                         "(deployments run this before starting daphne processes)")
+    p.add_argument("--name", default=None,
+                   help="the club's name tablets see on the local network (env GAMENIGHT_NAME, "
+                        "default 'gamenight on <host>')")
+    p.add_argument("--no-announce", action="store_true",
+                   help="do not announce the server on the local network (mDNS; env "
+                        "GAMENIGHT_ANNOUNCE=0)")
     p.add_argument("--verbosity", type=int, default=1, help="daphne verbosity (0-2)")
     return p.parse_args(argv)
 
@@ -229,7 +237,11 @@ def main(argv: list[str] | None = None) -> int:
                  for _ in range(args.workers if reuse else 1)]
     procs: list[subprocess.Popen[bytes]] = []
     code = 0
+    announcer = None
     try:
+        # Announced while set-up runs (mDNS probing takes about 2 s); the socket already
+        # listens, so a tablet that connects early waits in the backlog.
+        announcer = start_announcing(args)
         info = setup_django(args)
         env = dict(os.environ)
         env.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
@@ -263,11 +275,23 @@ def main(argv: list[str] | None = None) -> int:
         say("stopping")
     finally:
         stopping = True  # from here on SIGINT and SIGTERM are ignored (on_signal)
+        if announcer is not None:
+            announcer.stop()  # goodbye packets first: tablets drop the entry at once
         stop_children(procs)
         for listener in listeners:
             listener.close()
         stop_database()
     return code
+
+
+def start_announcing(args: argparse.Namespace) -> Any:
+    """The mDNS announcement (server/ops/announce.py), or None when it is off or cannot be
+    made (one line says why; the server starts all the same)."""
+    from server.ops import announce
+
+    if not announce.enabled(args.no_announce):
+        return None
+    return announce.start(args.port, args.host, args.name, say=say, lan_address=lan_address)
 
 
 def stop_children(procs: list[subprocess.Popen[bytes]], timeout: float = 10.0) -> None:

@@ -67,6 +67,7 @@ def base_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "GAMENIGHT_DB_JSON", "PYTEST_CURRENT_TEST")}
     env["DJANGO_SETTINGS_MODULE"] = "server.settings"
+    env["GAMENIGHT_ANNOUNCE"] = "0"  # no mDNS on this machine's network (test_lan_discovery)
     env.update(extra)
     return env
 
@@ -79,8 +80,8 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def start_run_command(port: int, *extra: str, script: bool = False
-                      ) -> tuple[subprocess.Popen[str], Path, list[str]]:
+def start_run_command(port: int, *extra: str, script: bool = False,
+                      **env_extra: str) -> tuple[subprocess.Popen[str], Path, list[str]]:
     """``python -m server.run`` on its own var/ and embedded server (kept between runs like a
     real installation: the first run initdbs and creates the admin, later runs print the same
     login), started as from a script in the background: SIGINT ignored. With ``script``,
@@ -91,7 +92,7 @@ def start_run_command(port: int, *extra: str, script: bool = False
     pgdata = var / "pg"
     var.mkdir(parents=True, exist_ok=True)
     env = base_env(GAMENIGHT_PGDATA=str(pgdata), GAMENIGHT_VAR=str(var),
-                   GAMENIGHT_DB_NAME="gamenight", GAMENIGHT_PYTHON=sys.executable)
+                   GAMENIGHT_DB_NAME="gamenight", GAMENIGHT_PYTHON=sys.executable, **env_extra)
     env.pop("GAMENIGHT_PG_KEEP", None)
     dbconfig.stop_embedded(pgdata)  # a leftover from an interrupted run
     if script:
