@@ -86,7 +86,7 @@ def _from_url(url: str) -> dict[str, object]:
 
 DB_POOL = int(os.environ.get("GAMENIGHT_DB_POOL", "8"))
 """Most connections the sync pool of one process opens (0: no pool, a connection per use)."""
-DB_POOL_TIMEOUT = float(os.environ.get("GAMENIGHT_DB_POOL_TIMEOUT", "3"))
+DB_POOL_TIMEOUT = float(os.environ.get("GAMENIGHT_DB_POOL_TIMEOUT", "10"))
 """Seconds a caller waits for a free connection before it is told ``unavailable``."""
 ASYNC_DB_CONNECTIONS = int(os.environ.get("GAMENIGHT_ASYNC_DB_CONNECTIONS", "4"))
 REDIS_CONNECTIONS = int(os.environ.get("GAMENIGHT_REDIS_CONNECTIONS", "16"))
@@ -144,7 +144,10 @@ if os.environ.get("REDIS_URL"):
             # blocking-pop timeout: give reads more room than the pop.
             "CONFIG": {"hosts": [{"address": os.environ["REDIS_URL"], "socket_timeout": 30,
                                   # (at most that many connections; a caller waits for one)
-                                  "max_connections": REDIS_CONNECTIONS, "timeout": 10}]},
+                                  "max_connections": REDIS_CONNECTIONS, "timeout": 10}],
+                       # (one channel per process hears every move of its games from the
+                       # other processes: room for bursts)
+                       "capacity": 1500},
         }
     }
 else:

@@ -75,6 +75,9 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     runtime.ASYNC_LOCKS.clear()
     runtime.HUB.rooms.clear()
     runtime.HUB.loop = None
+    if runtime.HUB.listener is not None:  # (the channel-layer reader of that test's loop)
+        runtime.HUB.listener.cancel()
+    runtime.HUB.listener = runtime.HUB.listener_loop = None
     from server.games import clocks
 
     clocks.forget()

@@ -12,7 +12,6 @@ import asyncio
 import functools
 import json
 import logging
-import os
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -189,9 +188,9 @@ class GameConsumer(AsyncWebsocketConsumer):
     game_id: int
     viewer: int = SPECTATOR
     seat: int | None = None
-    # The hub delivers frames in-process; a channel layer is only needed to hear about
-    # other processes' moves (REDIS_URL). No layer = one receive loop per socket.
-    channel_layer_alias = "default" if os.environ.get("REDIS_URL") else "__gamenight_none__"
+    # The hub delivers frames in-process, and hears of other processes' moves (REDIS_URL)
+    # on one channel per process (Hub.subscribe): no channel per socket, one receive loop.
+    channel_layer_alias = "__gamenight_none__"
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         # As channels' dispatch, without its per-message close_old_connections() thread hop:
@@ -335,9 +334,6 @@ class GameConsumer(AsyncWebsocketConsumer):
         if self.joined:
             HUB.leave(self.game_id, self)
             HUB.send_presence(self.game_id)
-            layer = HUB.channel_layer()
-            if layer is not None:
-                await layer.group_discard(f"game-{self.game_id}", self.channel_name)
         if self.writer is not None:
             self.outbox.put_nowait(None)
 
@@ -422,9 +418,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.joined = True
         room = HUB.join(self.game_id, self)
         room.seats = info["seats"]
-        layer = HUB.channel_layer()
-        if layer is not None:
-            await layer.group_add(f"game-{self.game_id}", self.channel_name)
+        await HUB.subscribe(self.game_id)
         g = info["game"]
         self.push_text(
             json.dumps(
@@ -502,9 +496,7 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     # ---------------------------------------------------------------- channel layer
 
-    async def game_notify(self, message: dict[str, Any]) -> None:
-        """Another process appended events (REDIS_URL): read them from the log."""
-        if message.get("origin") == runtime.PROCESS_ID or not self.joined:
-            return
-        if int(message.get("seq", 0)) > self.sent_seq:
+    def notified(self, seq: int) -> None:
+        """(from the hub) another process appended events up to ``seq``: read the log."""
+        if self.joined and seq > self.sent_seq:
             self._start_catch_up()

@@ -216,4 +216,4 @@ class AsyncDB:
 
 _closing: set[asyncio.Task[None]] = set()
 
-ADB = AsyncDB(int(knob("ASYNC_DB_CONNECTIONS", 4)), float(knob("DB_POOL_TIMEOUT", 3.0)))
+ADB = AsyncDB(int(knob("ASYNC_DB_CONNECTIONS", 4)), float(knob("DB_POOL_TIMEOUT", 10.0)))

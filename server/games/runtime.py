@@ -8,7 +8,8 @@
   the committing thread builds one frame per distinct viewer (seat or spectator), redacted by
   the core, and hands them to the event loop, which queues them on each socket. No channel
   layer on the hot path; with ``REDIS_URL`` set, other processes are told too (channels_redis
-  group ``game-<id>``) and catch up from the log.
+  group ``game-<id>``, one channel per process: :meth:`Hub.subscribe`) and their sockets
+  catch up from the log.
 * :class:`BotRunner`: bots think in a process pool (or threads), never on the event loop, and
   submit through :func:`server.games.store.submit` like anyone else.
 """
@@ -300,6 +301,12 @@ class Hub:
         self.lock = threading.Lock()
         self.layer: Any = None
         self.layer_checked = False
+        # With REDIS_URL: this process's one channel in the groups ``game-<id>`` of the games
+        # it has sockets on, and the task that reads it (see :meth:`subscribe`).
+        self.hub_channel: str | None = None
+        self.listener: asyncio.Task[None] | None = None
+        self.listener_loop: asyncio.AbstractEventLoop | None = None
+        self.pending_drops: set[asyncio.Task[None]] = set()
         # When (monotonic) each seat's last socket here closed, and when this process first
         # had a socket on each game: how long a seat has been away (abandoned seats).
         self.left_at: dict[tuple[int, int], float] = {}
@@ -325,6 +332,63 @@ class Hub:
                 self.layer = get_channel_layer()
         return self.layer
 
+    # -- other processes (event loop thread) --
+    async def subscribe(self, game_id: int) -> None:
+        """Hear of other processes' moves in ``game_id`` (with ``REDIS_URL``). One channel per
+        process is in the group ``game-<id>``, not one per socket: a move costs one Redis
+        message per process that has sockets on the game, whatever the number of sockets,
+        and this process tells its own sockets (:meth:`notify`). Called at each ``hello``
+        (which also keeps the membership from expiring)."""
+        layer = self.channel_layer()
+        if layer is None:
+            return
+        loop = asyncio.get_running_loop()
+        if self.listener_loop is not loop or self.listener is None or self.listener.done():
+            self.listener_loop = loop
+            self.hub_channel = await layer.new_channel()
+            self.listener = loop.create_task(self._listen(layer, self.hub_channel))
+        assert self.hub_channel is not None
+        await layer.group_add(f"game-{game_id}", self.hub_channel)
+
+    async def _listen(self, layer: Any, channel: str) -> None:
+        while True:
+            try:
+                msg = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("channel layer receive failed; retrying in 1 s", exc_info=True)
+                await asyncio.sleep(1)
+                continue
+            if msg.get("type") == "game.notify" and msg.get("origin") != PROCESS_ID:
+                try:
+                    self.notify(int(msg["game"]), int(msg.get("seq", 0)))
+                except Exception:
+                    log.exception("could not pass on a notification: %r", msg)
+
+    def notify(self, game_id: int, seq: int) -> None:
+        """Another process appended events up to ``seq``: the sockets here read the log."""
+        room = self.rooms.get(game_id)
+        if room is not None:
+            for conn in list(room.conns):
+                conn.notified(seq)
+
+    def _unsubscribe(self, game_id: int) -> None:
+        layer, channel, loop = self.layer, self.hub_channel, self.listener_loop
+        if layer is None or channel is None or loop is None or not _on_loop(loop):
+            return
+
+        async def drop() -> None:
+            group = f"game-{game_id}"
+            with contextlib.suppress(Exception):
+                await layer.group_discard(group, channel)
+                if game_id in self.rooms:  # a socket joined again meanwhile
+                    await layer.group_add(group, channel)
+
+        task = loop.create_task(drop())
+        self.pending_drops.add(task)
+        task.add_done_callback(self.pending_drops.discard)
+
     # -- membership (event loop thread) --
     def join(self, game_id: int, conn: Any) -> Room:
         with self.lock:
@@ -349,6 +413,7 @@ class Hub:
                 room.viewers.pop(conn.viewer, None)
             if not room.conns:
                 self.rooms.pop(game_id, None)
+                self._unsubscribe(game_id)
                 e = store._cache.get(game_id)
                 if e is not None and e.finished:  # nobody watches a finished game: forget it
                     store.drop_cache(game_id)
@@ -390,7 +455,8 @@ class Hub:
                 loop.call_soon_threadsafe(self.deliver, batch, frames, final)
         layer = self.channel_layer()
         if layer is not None and loop is not None:
-            msg = {"type": "game.notify", "origin": PROCESS_ID, "seq": batch.seq}
+            msg = {"type": "game.notify", "origin": PROCESS_ID, "game": batch.game_id,
+                   "seq": batch.seq}
             asyncio.run_coroutine_threadsafe(layer.group_send(f"game-{batch.game_id}", msg), loop)
         BOTS.after_batch(batch)
 
