@@ -40,23 +40,39 @@ def set_pdeathsig(sig: int = signal.SIGKILL) -> bool:
 
 
 def die_with_parent(parent: int | None = None, sig: int = signal.SIGKILL,
-                    interval: float = 0.5) -> None:
-    """End this process when ``parent`` (default: the current parent) is gone.
+                    interval: float = 0.5, watchdog: bool = True) -> None:
+    """End this process with ``sig`` when ``parent`` (default: the current parent) is gone.
 
-    Sets the death signal, then starts a daemon watchdog thread. If the parent is already
-    gone when this is called, the process ends at once."""
+    Sets the death signal, then (``watchdog``) starts :func:`watch_parent`. If the parent is
+    already gone when this is called, the process ends at once."""
     expected = os.getppid() if parent is None else parent
     set_pdeathsig(sig)
     if os.getppid() != expected:  # the parent died before (or while) the signal was set
-        os._exit(1)
+        _end(sig)
+    if watchdog:
+        watch_parent(expected, sig, interval)
+
+
+def watch_parent(parent: int, sig: int = signal.SIGKILL, interval: float = 0.5) -> None:
+    """A daemon thread that ends this process with ``sig`` once its parent is no longer
+    ``parent`` (it died and this process was re-parented)."""
 
     def watch() -> None:
-        while True:
+        while os.getppid() == parent:
             time.sleep(interval)
-            if os.getppid() != expected:
-                os._exit(1)
+        _end(sig)
 
     threading.Thread(target=watch, daemon=True, name="gamenight-lifeline").start()
+
+
+def _end(sig: int) -> None:
+    """Send ourselves ``sig`` (a graceful stop where the process handles it); if that has not
+    ended the process within 10 s, exit."""
+    with contextlib.suppress(OSError):
+        os.kill(os.getpid(), sig)
+    if sig != signal.SIGKILL:
+        time.sleep(10)
+    os._exit(1)
 
 
 def reset_sigint() -> None:

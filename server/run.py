@@ -246,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         env = dict(os.environ)
         env.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
         env["GAMENIGHT_DB_ROLE"] = "app"
+        env["GAMENIGHT_DIE_WITH"] = str(os.getpid())  # see server.games.runtime.install
         # Children reuse this process's embedded server; make sure they find the same one.
         if info["embedded"]:
             from django.conf import settings

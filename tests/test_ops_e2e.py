@@ -614,3 +614,40 @@ def test_kill_9_of_the_run_command_takes_daphne_and_its_bot_workers_along() -> N
         assert not left, left
     finally:
         stop_run_command(proc, pgdata)
+
+
+def _orphan_after(child_code: str) -> Any:
+    """Start a parent that starts ``child_code`` and exits at once; the child's process."""
+    import psutil
+
+    parent = ("import os, subprocess, sys\n"
+              f"p = subprocess.Popen([sys.executable, '-c', {child_code!r}, str(os.getpid())], "
+              "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+              "print(p.pid, os.getpid(), flush=True)\n")
+    out = subprocess.run([sys.executable, "-c", parent], cwd=ROOT, capture_output=True,
+                         text=True, timeout=20, env=base_env())
+    return psutil.Process(int(out.stdout.split()[0]))
+
+
+@pytest.mark.parametrize("call", [
+    # the parent died before the death signal was set: the child sees it at once
+    "lifeline.die_with_parent(PARENT)",
+    # no death signal (other systems): the watchdog thread sees the parent change
+    "lifeline.watch_parent(PARENT)",
+])
+def test_a_child_ends_when_its_parent_is_gone(call: str) -> None:
+    code = ("import os, sys, time\n"
+            "PARENT = int(sys.argv[1])\n"
+            "time.sleep(1.0)  # the parent exits meanwhile\n"
+            "from server import lifeline\n"
+            f"{call}\n"
+            "time.sleep(30)\n")
+    child = _orphan_after(code)
+    try:
+        deadline = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(child)
+    finally:
+        if _alive(child):
+            child.kill()

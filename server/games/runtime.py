@@ -27,7 +27,9 @@ import multiprocessing
 import os
 import queue
 import secrets
+import signal
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -853,10 +855,16 @@ BOTS = BotRunner()
 
 def install() -> None:
     """Hook the hub into the store (called from AppConfig.ready)."""
+    die_with = os.environ.get("GAMENIGHT_DIE_WITH", "")
+    if die_with.isdigit():  # a daphne of server.run: stop when server.run is gone
+        from server import lifeline
+
+        # On Linux the kernel signals us (PR_SET_PDEATHSIG, set before exec); this covers a
+        # server.run that died before that, and other systems.
+        lifeline.die_with_parent(int(die_with), signal.SIGTERM,
+                                 watchdog=not sys.platform.startswith("linux"))
     interval = os.environ.get("GAMENIGHT_SWITCH_INTERVAL")
     if interval:
-        import sys
-
         sys.setswitchinterval(float(interval))
     if clocks.on_batch not in store.LISTENERS:
         store.LISTENERS.insert(0, clocks.on_batch)  # (before the hub: frames show the clock)
