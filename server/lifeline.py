@@ -17,6 +17,7 @@ Two mechanisms, because neither is enough alone:
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import sys
@@ -27,12 +28,11 @@ PR_SET_PDEATHSIG = 1
 
 
 def set_pdeathsig(sig: int = signal.SIGKILL) -> bool:
-    """(Linux) have the kernel send ``sig`` to this process when its parent dies."""
+    """(Linux) have the kernel send ``sig`` to this process when its parent dies. Safe
+    between fork and exec (``preexec_fn``): nothing is imported here."""
     if not sys.platform.startswith("linux"):
         return False
     try:
-        import ctypes
-
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)) == 0
     except Exception:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from server.lifeline import set_pdeathsig
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,13 +109,7 @@ class Daphne:
 
 def _die_with_parent() -> None:
     """(Linux) the daphne child gets SIGTERM if the test process dies first."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+    set_pdeathsig(signal.SIGTERM)
 
 
 def daphne_env(name: str = "daphne", extra_env: dict[str, str] | None = None) -> dict[str, str]:
