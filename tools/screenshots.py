@@ -110,8 +110,17 @@ def main() -> int:
         app.show("setup")
         testing.pump(3)
         shot("setup", size)
+        # a server announced on loopback (mDNS), as the connect screen lists it at a game night
+        from server.ops import announce
+
+        club = announce.start(8000, "127.0.0.1", "Friday club")
+        app.lobby.api = None  # not connected yet (the sample lobby of the size before is)
         app.show("connect")
+        connect = app.root.get_screen("connect")
+        testing.wait_until(lambda c=connect: bool(c.ids.found.children), 8)
         shot("connect", size)
+        if club is not None:
+            club.stop()
         sample_lobby(app)
         app.show("lobby")
         shot("lobby", size)
