@@ -31,8 +31,9 @@ def wait_for(cond: Callable[[], bool], timeout: float = 8.0) -> bool:
 
 def mdns_sockets() -> list[object]:
     """This process's sockets on the mDNS port (5353)."""
-    return [c for c in psutil.Process().net_connections(kind="udp")
-            if c.laddr and c.laddr.port == 5353]
+    proc = psutil.Process()
+    conns = getattr(proc, "net_connections", proc.connections)  # psutil < 6: connections
+    return [c for c in conns(kind="udp") if c.laddr and c.laddr.port == 5353]
 
 
 @pytest.fixture
