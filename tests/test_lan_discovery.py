@@ -4,6 +4,7 @@ heard by the app's discovery module (client_kivy/discovery.py), for real, on loo
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -13,11 +14,18 @@ import psutil
 import pytest
 
 from client_kivy import discovery
-from client_kivy.discovery import Discovery
+from client_kivy.discovery import Discovery, Found
 from server import run
 from server.ops import announce
 
 LOOPBACK = ["127.0.0.1"]
+# Other test runs on this machine may announce on loopback at the same time: every name here
+# carries this process's id, and only those entries are looked at.
+TAG = f"#{os.getpid()}"
+
+
+def mine(found: Discovery) -> list[Found]:
+    return [s for s in found.servers if s.name.endswith(TAG)]
 
 
 def wait_for(cond: Callable[[], bool], timeout: float = 8.0) -> bool:
@@ -50,21 +58,21 @@ def no_leftovers() -> Iterator[None]:
 def test_the_app_hears_the_servers_announcement_with_its_address_and_port(no_leftovers):
     lines: list[str] = []
     changes: list[int] = []
-    found = Discovery(on_change=lambda: changes.append(len(found.servers)), interfaces=LOOPBACK)
+    found = Discovery(on_change=lambda: changes.append(len(mine(found))), interfaces=LOOPBACK)
     assert found.start(), found.error
     t0 = time.monotonic()
-    server = announce.start(8123, "127.0.0.1", "Club night", say=lines.append)
+    server = announce.start(8123, "127.0.0.1", f"Club night {TAG}", say=lines.append)
     try:
         assert server is not None, lines
-        assert lines == ['announcing "Club night" on the local network (mDNS _gamenight._tcp, '
-                         '127.0.0.1:8123; --no-announce turns it off)']
-        assert wait_for(lambda: bool(found.servers)), "the announcement was not heard"
+        assert lines == [f'announcing "Club night {TAG}" on the local network (mDNS '
+                         '_gamenight._tcp, 127.0.0.1:8123; --no-announce turns it off)']
+        assert wait_for(lambda: bool(mine(found))), "the announcement was not heard"
         heard = time.monotonic() - t0
-        [s] = found.servers
-        assert (s.name, s.host, s.port, s.path, s.proto) == ("Club night", "127.0.0.1", 8123,
-                                                             "/", "1")
+        [s] = mine(found)
+        assert (s.name, s.host, s.port, s.path, s.proto) == (f"Club night {TAG}", "127.0.0.1",
+                                                             8123, "/", "1")
         assert s.usable and s.address == "127.0.0.1:8123"
-        assert s.key == "Club night._gamenight._tcp.local."
+        assert s.key == f"Club night {TAG}._gamenight._tcp.local."
         assert heard < 5, heard
         assert changes and changes[-1] == 1
     finally:
@@ -75,7 +83,7 @@ def test_the_app_hears_the_servers_announcement_with_its_address_and_port(no_lef
     # The announcer stops cleanly: goodbye packets, so the app drops the entry at once
     # (not after the 75-minute TTL), and its threads and sockets are gone.
     assert stop_time < 3, stop_time
-    assert wait_for(lambda: not found.servers, 5), found.servers
+    assert wait_for(lambda: not mine(found), 5), found.servers
     assert changes[-1] == 0
     found.stop()
     assert not found.running
@@ -89,15 +97,15 @@ def test_the_shared_constants_agree():
 def test_two_servers_and_one_of_another_protocol(no_leftovers, monkeypatch):
     found = Discovery(interfaces=LOOPBACK)
     assert found.start()
-    a = announce.start(8201, "127.0.0.1", "Zebra club")
+    a = announce.start(8201, "127.0.0.1", f"Zebra club {TAG}")
     monkeypatch.setattr(announce, "PROTOCOL_VERSION", "2")
-    b = announce.start(8202, "127.0.0.1", "Attic")
+    b = announce.start(8202, "127.0.0.1", f"Attic {TAG}")
     try:
         assert a is not None and b is not None
-        assert wait_for(lambda: len(found.servers) == 2)
+        assert wait_for(lambda: len(mine(found)) == 2)
         # usable ones first, then by name; the other protocol is listed but not usable
-        assert [(s.name, s.port, s.usable) for s in found.servers] == [
-            ("Zebra club", 8201, True), ("Attic", 8202, False)]
+        assert [(s.name, s.port, s.usable) for s in mine(found)] == [
+            (f"Zebra club {TAG}", 8201, True), (f"Attic {TAG}", 8202, False)]
     finally:
         for x in (a, b):
             if x is not None:
@@ -145,13 +153,15 @@ def test_serve_announces_and_stops_announcing(no_leftovers):
     assert found.start()
     port = free_port()
     proc, pgdata, out = start_run_command(port, "--host", "127.0.0.1", "--no-demo",
-                                          "--name", "Friday club", GAMENIGHT_ANNOUNCE="1")
+                                          "--name", f"Friday club {TAG}",
+                                          GAMENIGHT_ANNOUNCE="1")
     try:
-        assert any('announcing "Friday club" on the local network' in ln
+        assert any(f'announcing "Friday club {TAG}" on the local network' in ln
                    and f"127.0.0.1:{port}" in ln for ln in out), "".join(out)
         assert wait_for(lambda: any(s.port == port for s in found.servers), 10), "".join(out)
         [s] = [s for s in found.servers if s.port == port]
-        assert (s.name, s.host, s.address) == ("Friday club", "127.0.0.1", f"127.0.0.1:{port}")
+        assert (s.name, s.host, s.address) == (f"Friday club {TAG}", "127.0.0.1",
+                                               f"127.0.0.1:{port}")
         assert_clean_stop(proc, signal.SIGTERM)
         assert wait_for(lambda: not any(s.port == port for s in found.servers), 5)
     finally:
