@@ -78,6 +78,7 @@ ERROR_CODES = {
     "unavailable",
 }
 OVERSIZE_EVERY = 1000
+PROGRESS_EVERY = 10_000
 ANSWER_TIMEOUT = 15.0
 
 
@@ -476,7 +477,10 @@ def _json(base: str, method: str, path: str, body: Any = None) -> Any:
 
 
 class Fuzzer:
-    def __init__(self, base: str, report: Report, seed: int) -> None:
+    def __init__(self, base: str, report: Report, seed: int, log: Any = None) -> None:
+        self.log = log
+        self.next_progress = PROGRESS_EVERY
+        self.started = time.perf_counter()
         self.base = base.rstrip("/")
         self.ws_base = "ws://" + self.base.removeprefix("http://")
         self.report = report
@@ -685,6 +689,16 @@ class Fuzzer:
             r.note(f"oversize {size}: {answer} then {end}, closed {conn.closed}")
         await self.reopen(table, conn)
 
+    def progress(self) -> None:
+        r = self.report
+        if self.log is None or r.frames < self.next_progress:
+            return
+        self.next_progress += PROGRESS_EVERY
+        took = time.perf_counter() - self.started
+        self.log(f"  {r.frames} frames in {took:.0f} s ({r.frames / took:.0f}/s): "
+                 f"{r.unanswered} unanswered, {r.junk_accepted} junk accepted, "
+                 f"{r.codes['server_error']} server_error, {len(r.tables)} tables")
+
     async def reopen(self, table: Table, conn: Conn) -> None:
         i = table.conns.index(conn)
         with contextlib.suppress(Exception):
@@ -739,6 +753,7 @@ class Fuzzer:
                         await self.oversize(table, self.rng.randrange(65537, 2 << 20))
                     else:
                         await self.junk(table, plan)
+                    self.progress()
                 else:
                     continue
                 break
@@ -896,7 +911,7 @@ def fuzz(
             pool.submit(draw_plans, "request", min(batch, requests - i), seed * 104729 + i)
             for i in range(0, requests, batch)
         ]
-        fz = Fuzzer(base, report, seed)
+        fz = Fuzzer(base, report, seed, log)
         t1 = time.perf_counter()
         asyncio.run(fz.run_sockets(frames, games, frame_batches, junk_per_move))
         t_ws = time.perf_counter() - t1
