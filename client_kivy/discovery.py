@@ -82,6 +82,18 @@ def interfaces_from_env() -> list[str] | None:
     return [a.strip() for a in raw.split(",") if a.strip()] or None
 
 
+def warm_up() -> None:
+    """Import python-zeroconf in a background thread (half a second or more, cold), so the
+    connect screen does not stall the first time it starts listening."""
+
+    def load() -> None:
+        with contextlib.suppress(ImportError):
+            import zeroconf  # noqa: F401
+
+    if enabled():
+        threading.Thread(target=load, name="gamenight-zeroconf-import", daemon=True).start()
+
+
 class Discovery:
     """Browse for gamenight servers while started; ``servers`` is the current list."""
 

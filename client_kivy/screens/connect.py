@@ -10,7 +10,7 @@ from kivy.clock import Clock
 from kivy.properties import BooleanProperty, ObjectProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from client_kivy.discovery import Discovery, Found
+from client_kivy.discovery import Discovery, Found, warm_up
 from client_kivy.widgets.common import GButton
 
 
@@ -26,6 +26,10 @@ class ConnectScreen(Screen):
     busy = BooleanProperty(False)
     found_title = StringProperty("")
     discovery: Discovery | None = None
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        warm_up()
 
     def on_pre_enter(self, *_: Any) -> None:
         self.start_discovery()
