@@ -6,11 +6,10 @@ DATABASE_URL and the embedded PostgreSQL); otherwise DATABASE_URL or a local Pos
 Django database settings, used by the end-to-end tests to point daphne at the *test*
 database) overrides both.
 
-Channel layer: REDIS_URL set -> channels_redis (a bounded, blocking connection pool:
-server/games/layers.py); else in-memory (one process).
+Channel layer: REDIS_URL set -> channels_redis' pub/sub layer; else in-memory (one process).
 
 Connections per process are bounded by GAMENIGHT_DB_POOL + GAMENIGHT_ASYNC_DB_CONNECTIONS
-(PostgreSQL) and GAMENIGHT_REDIS_CONNECTIONS + 1 (Redis): docs/deploy.md, "Connections".
+(PostgreSQL) and 2 (Redis): docs/deploy.md, "Connections".
 """
 
 from __future__ import annotations
@@ -89,7 +88,7 @@ DB_POOL = int(os.environ.get("GAMENIGHT_DB_POOL", "8"))
 DB_POOL_TIMEOUT = float(os.environ.get("GAMENIGHT_DB_POOL_TIMEOUT", "10"))
 """Seconds a caller waits for a free connection before it is told ``unavailable``."""
 ASYNC_DB_CONNECTIONS = int(os.environ.get("GAMENIGHT_ASYNC_DB_CONNECTIONS", "4"))
-REDIS_CONNECTIONS = int(os.environ.get("GAMENIGHT_REDIS_CONNECTIONS", "16"))
+REDIS_CONNECTIONS = int(os.environ.get("GAMENIGHT_REDIS_CONNECTIONS", "4"))
 
 
 def _database() -> dict[str, object]:
@@ -139,15 +138,15 @@ DATABASES = {"default": _database()}
 if os.environ.get("REDIS_URL"):
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "server.games.layers.RedisChannelLayer",
-            # redis-py 8 reads with a 5 s socket timeout by default, the same as channels_redis'
-            # blocking-pop timeout: give reads more room than the pop.
+            # Redis pub/sub (channels_redis' RedisPubSubChannelLayer): a move's notification
+            # is one PUBLISH, pushed to each process subscribed to the game's group (one
+            # channel per process: runtime.Hub.subscribe); no polling list per channel.
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            # redis-py 8 reads with a 5 s socket timeout by default: give reads more room.
+            # (A process uses two connections: one subscribed, one publishing under a lock;
+            # max_connections caps the publishing pool all the same.)
             "CONFIG": {"hosts": [{"address": os.environ["REDIS_URL"], "socket_timeout": 30,
-                                  # (at most that many connections; a caller waits for one)
-                                  "max_connections": REDIS_CONNECTIONS, "timeout": 10}],
-                       # (one channel per process hears every move of its games from the
-                       # other processes: room for bursts)
-                       "capacity": 1500},
+                                  "max_connections": REDIS_CONNECTIONS}]},
         }
     }
 else:

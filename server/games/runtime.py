@@ -36,7 +36,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from psycopg import OperationalError as PsycopgOperationalError
 from psycopg.errors import UniqueViolation
@@ -51,8 +50,8 @@ PROCESS_ID = secrets.token_hex(6)
 CATCHUP_CHUNK = 500
 
 
-def knob(name: str, default: Any) -> Any:
-    return getattr(settings, "GAMENIGHT", {}).get(name, default)
+knob = dbpool.knob
+"""A ``settings.GAMENIGHT`` value (``knob("DB_SHARDS", 8)``)."""
 
 
 # --------------------------------------------------------------------------- shards
