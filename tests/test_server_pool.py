@@ -289,3 +289,38 @@ async def test_database_down(transactional_db: Any, tmp_path: Path) -> None:
     finally:
         stop_daphne(server)
         proxy.down()
+
+
+async def test_a_failing_command_is_answered_once_with_its_ref(server_runtime: Any,
+                                                               monkeypatch: Any) -> None:
+    """A command whose handling raises gets one ``server_error`` carrying its ref (before:
+    the error had no ref, so the sender could not tell which command it answered); one that
+    finds no connection gets ``unavailable`` with its ref, and nothing is appended."""
+    from psycopg_pool import PoolTimeout
+    from server_helpers import communicator
+
+    from server.games import dbpool, runtime, store
+
+    game = await runtime.SHARDS.call(0, store.create_game, "teeko", {},
+                                     [{"kind": "guest"}, {"kind": "guest"}])
+    c = await communicator(game.pk)
+    await c.hello(0, secret=game.guest_secrets[0])
+
+    async def broken(*args: Any) -> Any:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(runtime, "submit", broken)
+    answer = await c.command({"type": "place", "to": "a1"}, ref="bug-1")
+    assert (answer["type"], answer["code"]) == ("error", "server_error")
+
+    async def no_connection(*args: Any) -> Any:
+        raise PoolTimeout("couldn't get a connection after 10.00 sec")
+
+    monkeypatch.setattr(runtime, "submit", no_connection)
+    monkeypatch.setattr(dbpool, "probe", lambda max_age=1.0: None)  # (the database answers)
+    answer = await c.command({"type": "place", "to": "a1"}, ref={"n": 2})
+    assert answer["code"] == "unavailable" and answer["reason"] == dbpool.BUSY
+    await c.drain(0.3)
+    assert [f["ref"] for f in c.frames if f["type"] == "error"] == ["bug-1", {"n": 2}]
+    assert await runtime.SHARDS.call(0, store.current_seq, game.pk) == 1
+    await close_all([c])
