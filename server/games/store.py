@@ -199,6 +199,15 @@ def game_lock(game_id: int) -> threading.RLock:
     return lock
 
 
+def _db_lock(game_id: int) -> threading.RLock:
+    """(database threads) the game's lock, to take once this thread holds its database
+    connection: a thread that waited for a pooled connection while holding a game's lock
+    deadlocked with HTTP views that held connections and waited for that lock, until the pool
+    gave up (tests/test_server_lock_order.py). Connection first, lock second, everywhere."""
+    connection.ensure_connection()
+    return game_lock(game_id)
+
+
 def drop_cache(game_id: int | None = None) -> None:
     """Forget cached state (all games, or one); it is rebuilt from the log on the next use."""
     with _cache_lock:
@@ -259,7 +268,7 @@ def entry(game_id: int, *, fresh: bool = False) -> Entry:
     another process may have appended."""
     e = _cache.get(game_id)
     if e is None:
-        with game_lock(game_id):
+        with _db_lock(game_id):
             e = _cache.get(game_id)
             if e is None:
                 e = _load(game_id)
@@ -269,7 +278,7 @@ def entry(game_id: int, *, fresh: bool = False) -> Entry:
                         _cache.popitem(last=False)
                 return e
     if fresh and not e.finished:
-        with game_lock(game_id):
+        with _db_lock(game_id):
             _refresh(e)
     return e
 
@@ -462,7 +471,7 @@ def submit(
     ``pre``: table events appended first, in the same statement (see :class:`Move`).
     Raises :class:`IllegalMoveError` (incl. :class:`StaleError`, code ``stale``)."""
     check_expected(expected_seq)
-    with game_lock(game_id):
+    with _db_lock(game_id):
         e = entry(game_id)
         if expected_seq > e.seq and not e.finished:
             _refresh(e)  # another process may have appended
