@@ -531,9 +531,12 @@ class Soak:
                         p.timed_out.add(ref)
                         self.f.unanswered += 1
                         if len(self.f.unanswered_detail) < 20:
-                            self.f.unanswered_detail.append(
-                                f"{p.table.kind} game {p.table.game_id} seat {p.seat} "
-                                f"ref {ref} ({what}) at {time.strftime('%H:%M:%S')}")
+                            sent = time.localtime(time.time() - (now - t0))
+                            line = (f"{p.table.kind} game {p.table.game_id} seat {p.seat} on "
+                                    f"{p.base} ref {ref} ({what}), sent "
+                                    f"{time.strftime('%H:%M:%S', sent)}")
+                            self.f.unanswered_detail.append(line)
+                            print(f"[soak] unanswered: {line}", flush=True)
                         p.changed.set()
 
     def rss_figures(self) -> None:
@@ -667,7 +670,12 @@ class Soak:
         if args.faults:
             helpers.append(asyncio.ensure_future(self.faulter(pg)))
         end = t_start + args.seconds
-        while time.monotonic() < end:
+        stop_early = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):  # end the run now, with its figures
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop_early.set)
+        while time.monotonic() < end and not stop_early.is_set():
             await asyncio.sleep(min(1.0, max(0.0, end - time.monotonic())))
             for task in helpers:
                 if task.done() and task.exception() is not None:
@@ -795,9 +803,11 @@ class Conn:
         self.welcomed = False
         self.state: dict[str, Any] | None = None
         self.unref: collections.deque[str] = collections.deque()  # junk awaiting an error
+        self.base = ""
 
     def url(self, n: int) -> str:
-        return f"{ws_base(self.soak.base_for(n))}/ws/games/{self.table.game_id}/"
+        self.base = self.soak.base_for(n)
+        return f"{ws_base(self.base)}/ws/games/{self.table.game_id}/"
 
     def hello(self) -> dict[str, Any]:
         msg: dict[str, Any] = {"type": "hello", "last_seq": self.seq}
@@ -834,8 +844,12 @@ class Conn:
             f = self.soak.f
             f.order_errors += 1
             if len(f.order_detail) < 20:
-                f.order_detail.append(f"{self.table.kind} game {self.table.game_id} seat "
-                                      f"{self.seat}: had {self.seq}, got from {frm} to {to}")
+                who = "spectator" if self.seat is None else f"seat {self.seat}"
+                line = (f"{self.table.kind} game {self.table.game_id} {who} on "
+                        f"{self.base}: had {self.seq}, got from {frm} to {to} at "
+                        f"{time.strftime('%H:%M:%S')}")
+                f.order_detail.append(line)
+                print(f"[soak] events out of order: {line}", flush=True)
         self.seq = max(self.seq, to)
         self.soak.saw(self.table.game_id, to)
         self.table.progressed()
