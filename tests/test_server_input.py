@@ -108,6 +108,13 @@ def test_routing_errors_under_api_are_json(api):
     json_error(api.put("/api/games/"), 405, "method_not_allowed")
     json_error(api.delete("/api/login"), 405, "method_not_allowed")
     assert api.get("/not-api/").status_code == 404  # pages keep Django's own 404
+    # an API path without its slash is no endpoint (no redirect: a POST would become a GET)
+    before = Game.objects.count()
+    json_error(post(api, "/api/games", {"kind": "teeko"}), 404, "not_found")
+    json_error(api.get("/api/kinds"), 404, "not_found")
+    assert Game.objects.count() == before
+    assert post(api, "/api/login", {"username": "a", "password": "b"}).status_code == 401
+    assert api.get("/admin").status_code == 301  # pages still get the slash
     with mock.patch("server.games.views.game_json", side_effect=RuntimeError("boom")):
         reason = json_error(api.get(f"/api/games/{store.create_game('teeko').pk}/"), 500)
     assert "boom" not in reason

@@ -5,6 +5,7 @@ views through :func:`unavailable_response`, every other view through the middlew
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.common import CommonMiddleware
 from django.utils.deprecation import MiddlewareMixin
 
 from . import dbpool
@@ -26,3 +27,14 @@ def unavailable_response(exc: BaseException) -> HttpResponse | None:
         return None
     return JsonResponse({"error": {"code": "unavailable", "reason": reason}}, status=503,
                         headers={"Retry-After": "1"})
+
+
+class ApiCommonMiddleware(CommonMiddleware):
+    """Django's CommonMiddleware, without the slash-appending redirect under ``/api/``: an
+    API path is exact (docs/protocol.md), and a redirected POST becomes a GET in most
+    clients (a create that silently lists games). Such a path answers the JSON 404."""
+
+    def should_redirect_with_slash(self, request: HttpRequest) -> bool:
+        if request.path_info.startswith("/api/"):
+            return False
+        return bool(super().should_redirect_with_slash(request))
