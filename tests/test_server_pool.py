@@ -104,6 +104,18 @@ def new_game(server: Any) -> dict[str, Any]:
     return g
 
 
+async def blocked_on(conn: psycopg.Connection[Any], table: str) -> None:
+    """Wait until some session waits for a lock on ``table``."""
+    for _ in range(200):
+        row = conn.execute(
+            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+            " WHERE c.relname = %s AND NOT l.granted", [table]).fetchone()
+        if row and row[0]:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"nobody waits on {table}")
+
+
 async def answers(c: Client, ref: str, quiet: float = 1.0) -> list[dict[str, Any]]:
     """Every ok/error frame about ``ref`` until nothing comes for ``quiet`` seconds."""
     await c.drain(quiet)
@@ -155,7 +167,7 @@ async def test_no_free_connection(transactional_db: Any, tmp_path: Path) -> None
         lock.execute("LOCK TABLE games_event IN SHARE MODE")  # (inserts wait)
         await a0.send({"type": "command", "command": {"type": "place", "to": "a1"},
                        "expected_seq": a0.seq, "ref": "a-1"})
-        await asyncio.sleep(0.3)  # (the one async connection now waits on the lock)
+        await blocked_on(lock, "games_event")  # (the one async connection waits on the lock)
         t0 = time.monotonic()
         answer = await b0.command({"type": "place", "to": "a1"}, ref="b-1")
         assert time.monotonic() - t0 < 5
@@ -165,7 +177,7 @@ async def test_no_free_connection(transactional_db: Any, tmp_path: Path) -> None
         lock.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
         held = asyncio.ensure_future(asyncio.to_thread(
             http, server, "GET", f"/api/games/{ga['id']}/state/"))
-        await asyncio.sleep(0.3)
+        await blocked_on(lock, "games_game")  # (the one sync connection waits too)
         status, body = await asyncio.to_thread(http, server, "GET", f"/api/games/{gb['id']}/")
         assert status == 503 and body["error"]["code"] == "unavailable", body
         status, health = await asyncio.to_thread(http, server, "GET", "/healthz")
