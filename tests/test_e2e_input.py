@@ -153,3 +153,13 @@ def test_a_small_fuzz_run_appends_nothing_and_answers_everything(daphne_server):
     assert {"malformed", "stale", "wrong_seat", "forbidden", "not_joined"} <= set(
         out["error_codes"]
     ), out["error_codes"]
+
+
+async def test_a_socket_on_a_game_id_that_cannot_exist_answers_not_found(daphne_server):
+    for gid in ("9" * 19, "9" * 400, "0"):
+        async with websockets.connect(f"{daphne_server.ws}/ws/games/{gid}/") as ws:
+            await ws.send(json.dumps({"type": "hello"}))
+            answer = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert answer["type"] == "error" and answer["code"] == "not_found", answer
+            assert len(answer["reason"]) <= 200
+    assert "Traceback" not in daphne_server.output()

@@ -206,7 +206,9 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         HUB.set_loop(asyncio.get_running_loop())
-        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        raw_id = str(self.scope["url_route"]["kwargs"]["game_id"])
+        # An id no game can have (PostgreSQL bigint) is game 0, which never exists.
+        self.game_id = int(raw_id) if len(raw_id) <= 18 else 0
         self.joined = False
         self.ready = False
         self.sent_seq = 0

@@ -1,8 +1,8 @@
-from django.urls import path
+from django.urls import re_path
 
-from . import urls as _urls  # noqa: F401  (registers the <id:...> converter)
 from .consumers import GameConsumer
 
 websocket_urlpatterns = [
-    path("ws/games/<id:game_id>/", GameConsumer.as_asgi()),
+    # Any digits: an id no game can have (over 18 digits) answers not_found to its hello.
+    re_path(r"^ws/games/(?P<game_id>[0-9]+)/$", GameConsumer.as_asgi()),
 ]
