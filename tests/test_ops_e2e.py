@@ -540,6 +540,7 @@ while not getattr(pool, "_processes", None) and time.monotonic() < deadline:
     time.sleep(0.05)
 time.sleep(1)
 print(*[p.pid for p in pool._processes.values()], flush=True)
+input()  # the test holds the workers' handles before this process exits
 """
 
 
@@ -549,9 +550,12 @@ def test_a_process_that_exits_does_not_wait_for_a_thinking_bot() -> None:
     import psutil
 
     proc = subprocess.Popen([sys.executable, "-c", EXIT_WHILE_THINKING], cwd=ROOT,
-                            env=base_env(), stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
+                            env=base_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None and proc.stdin is not None
     workers = [psutil.Process(int(pid)) for pid in proc.stdout.readline().split()]
+    proc.stdin.write("\n")
+    proc.stdin.close()
     t0 = time.monotonic()
     proc.wait(30)
     took = time.monotonic() - t0
