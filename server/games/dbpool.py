@@ -5,7 +5,7 @@
   ``psycopg_pool.ConnectionPool`` of at most ``GAMENIGHT_DB_POOL`` connections, set up in
   ``server/settings.py``). ``CONN_MAX_AGE`` is 0: a request borrows a connection and gives it
   back when it ends (Django closes it on ``request_finished``); a shard thread gives its
-  connection back whenever its queue is empty. Per-thread persistent connections leaked under
+  connection back when it has had no job for 50 ms. Per-thread persistent connections leaked under
   ASGI (every request runs in a thread of its own, and each kept its connection).
 * **The socket hot path** (:func:`server.games.runtime.submit` on the event loop): a
   ``psycopg_pool.AsyncConnectionPool`` of at most ``GAMENIGHT_ASYNC_DB_CONNECTIONS``.

@@ -1,9 +1,10 @@
 """Per-process machinery between the store and the sockets.
 
 * :class:`Shards`: a few long-lived worker threads, which borrow a database connection from
-  the process's pool (:mod:`server.games.dbpool`) for a run of jobs and give it back when
-  their queue is empty. Work for a game always runs on thread ``game_id % N``, so one game's commits
-  (and their broadcasts) keep their order while other games proceed on other threads.
+  the process's pool (:mod:`server.games.dbpool`) for a run of jobs and give it back after
+  :data:`RELEASE_AFTER` seconds without one. Work for a game always runs on thread
+  ``game_id % N``, so one game's commits (and their broadcasts) keep their order while other
+  games proceed on other threads.
 * :class:`Hub`: which sockets watch which game. After each commit (``transaction.on_commit``)
   the committing thread builds one frame per distinct viewer (seat or spectator), redacted by
   the core, and hands them to the event loop, which queues them on each socket. No channel
@@ -57,6 +58,10 @@ knob = dbpool.knob
 # --------------------------------------------------------------------------- shards
 
 
+RELEASE_AFTER = 0.05
+"""Seconds a worker thread waits for its next job before it gives its connection back."""
+
+
 class Shards:
     def __init__(self, n: int) -> None:
         self.n = max(1, n)
@@ -80,7 +85,13 @@ class Shards:
     @staticmethod
     def _work(q: queue.SimpleQueue[Any]) -> None:
         while True:
-            item = q.get()
+            try:
+                item = q.get(timeout=RELEASE_AFTER)
+            except queue.Empty:
+                # Idle for a moment: give the connection back to the pool (docs/deploy.md,
+                # "Connections"); under load a thread keeps it from one job to the next.
+                _release_connection()
+                item = q.get()
             if item is None:
                 return
             fut, fn, args, kw = item
@@ -101,11 +112,6 @@ class Shards:
                 fut.set_exception(exc)
             else:
                 fut.set_result(res)
-            finally:
-                if q.empty():
-                    # Nothing else waits on this thread: give the connection back to the
-                    # pool (docs/deploy.md, "Connections"), keep it for the next job else.
-                    _release_connection()
 
     def submit(
         self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any
