@@ -1368,8 +1368,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, "
           f"python {sys.version.split()[0]}, REDIS_URL {os.environ.get('REDIS_URL') or '-'}",
           flush=True)
-    figures = run(args)
-    report(figures)
+    try:
+        figures = run(args)
+        report(figures)
+    finally:
+        from server.run import stop_database
+
+        stop_database()  # the embedded PostgreSQL, unless others use it
     return 1 if figures.failures else 0
 
 
