@@ -1,4 +1,5 @@
-"""A game's lock is never held by a thread that waits for a pooled database connection.
+"""A game's lock is never held by a thread that waits for a pooled database connection,
+nor by the event loop while it waits for a database thread.
 
 Found by the soak (server/ops/soak.py, two daphne processes, docs/benchmarks-server.md): an
 HTTP view holds its connection from its first query (``get_game``) and then waits for the
@@ -86,3 +87,46 @@ def test_a_thread_takes_its_connection_before_a_games_lock(server_runtime: Any) 
     assert results.get("view") == 1, results
     assert results.get("db") == 1, results  # before: PoolTimeout after the pool's timeout
     assert took < 5, took
+
+
+async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_lock(
+    server_runtime: Any, monkeypatch: Any,
+) -> None:
+    """The event loop appends a move of a cached game while holding the game's lock; when
+    another process had appended that seq first (UniqueViolation) it asked a database thread
+    for the game's seq, still holding the lock, while that thread waited for the lock (a
+    catch-up): both waited for ever, and with them every thread that then wanted that game
+    (each holding a pool connection: the process's pool ran dry). Found by the two-process
+    soak. Now the lock is let go first: the move is answered stale."""
+    import asyncio
+
+    from server.games import runtime, store
+
+    game = await runtime.SHARDS.call(0, store.create_game, "teeko", {}, [
+        {"kind": "guest", "name": "a"}, {"kind": "guest", "name": "b"}])
+    gid = game.pk
+    stale = await runtime.SHARDS.call(gid, store.entry, gid)  # cached at seq 1
+    # "another process" appends seq 2: this process's cache is left at seq 1
+    store.drop_cache(gid)
+    legal = stale.game.legal_commands(stale.state, 0)
+    await runtime.SHARDS.call(gid, store.submit, gid, 0, legal[0], 1)
+    with store._cache_lock:
+        store._cache[gid] = stale
+
+    real_execute = runtime.ADB.execute
+    go = asyncio.Event()
+
+    async def slow_execute(sql: str, params: list[Any]) -> None:
+        await go.wait()  # (meanwhile a database thread wants the game's lock)
+        await real_execute(sql, params)
+
+    monkeypatch.setattr(runtime.ADB, "execute", slow_execute)
+    move = asyncio.ensure_future(runtime.submit(gid, 0, legal[1], 1))
+    await asyncio.sleep(0.2)  # the loop now holds the lock, inside the append
+    catch_up = runtime.SHARDS.submit(gid, store.entry, gid, fresh=True)
+    await asyncio.sleep(0.2)
+    go.set()
+    with pytest.raises(store.StaleError) as refused:
+        await asyncio.wait_for(move, 10)  # before: never answered
+    assert refused.value.to_json()["seq"] == 2
+    assert (await asyncio.wait_for(asyncio.wrap_future(catch_up), 10)).seq == 2

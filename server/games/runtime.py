@@ -187,15 +187,19 @@ async def submit(game_id: int, seat: int, command: Any, expected_seq: Any) -> st
             try:
                 await ADB.execute(move.sql, move.params)
             except UniqueViolation:
-                store.drop_cache(game_id)
-                seq = await SHARDS.call(game_id, store.current_seq, game_id)
-                raise store.StaleError(expected_seq, seq) from None
+                store.drop_cache(game_id)  # (another process appended that seq first)
             except Exception:
                 store.drop_cache(game_id)
                 raise
-            return move.committed()
+            else:
+                return move.committed()
         finally:
             tlock.release()
+        # Outside the game's lock: the database thread that answers may be waiting for it
+        # (a catch-up, a bot's move), and it waited for ever while this held the lock
+        # (tests/test_server_lock_order.py).
+        seq = await SHARDS.call(game_id, store.current_seq, game_id)
+        raise store.StaleError(expected_seq, seq)
 
 
 # --------------------------------------------------------------------------- frames
