@@ -275,3 +275,73 @@ async def test_tedoku_with_bots_everyone_places_at_once(server_runtime):
     assert outcome is not None and len(outcome["scores"]) == 3
     assert {e["seat"] for e in watcher.events} >= {0, 1, 2}
     await close_all([me, watcher])
+
+
+async def test_hello_whose_log_read_fails_is_told_and_closed(server_runtime, monkeypatch):
+    """The seat check of a hello succeeds, then reading the log fails (no free connection,
+    database away): the client gets ``unavailable`` and the socket is closed (1013), so that
+    it comes back with its last_seq. (Found by the soak: such a socket stayed joined without
+    ever getting an event, and a second hello was refused as ``already_joined``.)"""
+    from django.db import OperationalError
+
+    from server.games import runtime
+
+    game = await new_game("teeko", {}, [{"kind": "guest", "name": "A"},
+                                        {"kind": "guest", "name": "B"}])
+    real = runtime.catchup_frames
+    calls = {"n": 0}
+
+    def failing(*args, **kw):  # (the database thread tries twice: both fail)
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            raise OperationalError("the database does not answer")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(runtime, "catchup_frames", failing)
+    c = await communicator(game.pk)
+    await c.send({"type": "hello", "seat": 0, "secret": game.guest_secrets[0]})
+    error = await c.until(lambda f: f["type"] == "error")
+    assert error["code"] == "unavailable", error
+    with pytest.raises(Closed) as closed:
+        await c.until(lambda f: False)
+    assert closed.value.code == 1013
+    again = await communicator(game.pk)
+    assert (await again.hello(0, secret=game.guest_secrets[0]))["type"] == "welcome"
+    assert again.seq == 1
+    await close_all([again])
+
+
+async def test_notice_from_another_process_during_hello_sends_nothing_twice(server_runtime,
+                                                                           monkeypatch):
+    """Another process announces new events while a hello is still reading the log: the
+    client gets every event once, in order. (Found by the two-process soak: that notice
+    started a second catch-up from before the hello's frames, and the client got the whole
+    log twice: "had 5, got from 1 to 5".)"""
+    from server.games import runtime
+
+    game = await new_game("teeko", {}, [{"kind": "guest", "name": "A"},
+                                        {"kind": "guest", "name": "B"}])
+    e = await db(store.entry, game.pk)
+    await db(store.submit, game.pk, 0, e.game.legal_commands(e.state, 0)[0], 1)
+    loop = asyncio.get_running_loop()
+    real = runtime.catchup_frames
+    calls = {"n": 0}
+
+    def notice_meanwhile(*args, **kw):
+        calls["n"] += 1
+        out = real(*args, **kw)
+        if calls["n"] == 1:  # (the hello's read): the notice arrives before its frames go
+            loop.call_soon_threadsafe(runtime.HUB.notify, game.pk, 2)
+            import time
+
+            time.sleep(0.3)
+        return out
+
+    monkeypatch.setattr(runtime, "catchup_frames", notice_meanwhile)
+    c = await communicator(game.pk)
+    await c.send({"type": "hello", "last_seq": 0})
+    await c.drain(1.0)
+    events = [f for f in c.frames if f["type"] == "events"]
+    assert [(f["from"], f["to"]) for f in events][:1] == [(1, 2)], events
+    assert [f for f in events[1:] if f["events"]] == [], events  # nothing twice
+    await close_all([c])

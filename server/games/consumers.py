@@ -216,6 +216,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.outbox: asyncio.Queue[Outgoing | None] = asyncio.Queue()
         self.writer: asyncio.Task[None] | None = None
         self.catching_up = False
+        self.notified_seq = 0  # another process's events announced during the hello
         self.finished_sent = False
         self.overflowed = False
         self.pending_final: Outgoing | None = None
@@ -349,11 +350,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 return
             if frame_bytes(text_data, self.max_frame) > self.max_frame:
                 self.push_text(too_large_frame(self.max_frame))
-                await asyncio.sleep(0)
-                self.outbox.put_nowait(None)
-                if self.writer is not None:
-                    await self.writer
-                await self.close(code=1009)
+                await self._close_after_sent(1009)
                 return
             try:
                 msg = loads(text_data)
@@ -382,6 +379,14 @@ class GameConsumer(AsyncWebsocketConsumer):
                 self.push_text(_err("malformed", f"unknown message type {shown(kind)}"))
         except Exception as exc:
             await self._failed(exc, answer)
+
+    async def _close_after_sent(self, code: int) -> None:
+        """Close the socket with ``code`` once everything queued for it is sent."""
+        await asyncio.sleep(0)
+        self.outbox.put_nowait(None)
+        if self.writer is not None:
+            await self.writer
+        await self.close(code=code)
 
     async def _failed(self, exc: Exception, answer: dict[str, Any]) -> None:
         """The one answer to a frame whose handling failed: ``unavailable`` when no database
@@ -437,20 +442,30 @@ class GameConsumer(AsyncWebsocketConsumer):
                 }
             )
         )
-        head, frames, final = await SHARDS.call(
-            self.game_id, runtime.catchup_frames, self.game_id, self.viewer, last_seq
-        )
-        if last_seq > head:
-            self.push_text(
-                _err(
-                    "malformed",
-                    f"last_seq {last_seq} is ahead of the game ({head}); sending the whole log",
-                )
-            )
-            self.sent_seq = 0
+        try:
             head, frames, final = await SHARDS.call(
-                self.game_id, runtime.catchup_frames, self.game_id, self.viewer, 0
+                self.game_id, runtime.catchup_frames, self.game_id, self.viewer, last_seq
             )
+            if last_seq > head:
+                self.push_text(
+                    _err(
+                        "malformed",
+                        f"last_seq {last_seq} is ahead of the game ({head}); sending the "
+                        "whole log",
+                    )
+                )
+                self.sent_seq = 0
+                head, frames, final = await SHARDS.call(
+                    self.game_id, runtime.catchup_frames, self.game_id, self.viewer, 0
+                )
+        except Exception as exc:
+            # Joined, but the log could not be read (no free connection, database away):
+            # such a socket would never get an event (and a second hello is refused). Say
+            # why, then close it (1013, try again later): the client comes back with its
+            # last_seq.
+            await self._failed(exc, {})
+            await self._close_after_sent(1013)
+            return
         for last, text in frames:
             self.push_text(text)
             self.sent_seq = max(self.sent_seq, last)
@@ -461,6 +476,8 @@ class GameConsumer(AsyncWebsocketConsumer):
         for first, last, text in pending:
             self.push_live(first, last, text)
         self._flush_final()
+        if self.notified_seq > self.sent_seq:
+            self._start_catch_up()
         HUB.send_presence(self.game_id)
         SHARDS.submit(self.game_id, runtime.BOTS.kick, self.game_id)
 
@@ -500,5 +517,12 @@ class GameConsumer(AsyncWebsocketConsumer):
 
     def notified(self, seq: int) -> None:
         """(from the hub) another process appended events up to ``seq``: read the log."""
-        if self.joined and seq > self.sent_seq:
+        if not self.joined:
+            return
+        if not self.ready and not self.catching_up:
+            # The hello is still reading the log and has sent nothing of it yet: a catch-up
+            # now would read from before its frames and send them twice. Look after it.
+            self.notified_seq = max(self.notified_seq, seq)
+            return
+        if seq > self.sent_seq:
             self._start_catch_up()
