@@ -181,6 +181,9 @@ GAMENIGHT = {
     "DB_POOL": DB_POOL,
     "DB_POOL_TIMEOUT": DB_POOL_TIMEOUT,
     "REDIS_CONNECTIONS": REDIS_CONNECTIONS,
+    # Seconds between checks of the watched games' log heads against what Redis told this
+    # process (pub/sub keeps nothing for a subscriber that was disconnected); 0: never.
+    "REDIS_RECONCILE": float(os.environ.get("GAMENIGHT_REDIS_RECONCILE", "5")),
     # "process" (default) or "thread": where bots think.
     "BOT_POOL": os.environ.get("GAMENIGHT_BOT_POOL", "process"),
     "BOT_WORKERS": int(

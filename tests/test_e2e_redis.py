@@ -57,3 +57,36 @@ async def test_two_processes_one_game(daphne_pair):
     assert a.events == b.events == watchers[0].events == watchers[1].events
     assert (await ahttp(two, "GET", f"/api/games/{g['id']}/verify/"))["ok"]
     await close_all([a, b, *watchers])
+
+
+async def test_a_lost_notification_is_made_good_by_the_reconciler(tmp_path):
+    """Redis pub/sub keeps nothing for a subscriber whose connection is down: a move whose
+    notification never reached this process (here: appended by a process that publishes
+    nothing, this test's own) still reaches its sockets, from the log heads it checks."""
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+    from server_fixtures import start_daphne, stop_daphne
+
+    from server.games import store
+
+    server = start_daphne(tmp_path, "reconcile", {"GAMENIGHT_REDIS_RECONCILE": "1"})
+    try:
+        g = await ahttp(server, "POST", "/api/games/",
+                        {"kind": "teeko", "seats": [{"kind": "guest"}, {"kind": "guest"}]})
+        watcher = await ws_client(server, g["id"], "w")
+        await watcher.hello()
+        head = watcher.seq
+        seat = watcher.to_act[0]
+
+        def append() -> None:
+            try:
+                store.submit(g["id"], seat, {"type": "place", "to": "c3"}, head)
+            finally:
+                connections.close_all()
+
+        await sync_to_async(append)()
+        await watcher.sync_to(head + 1, timeout=10)
+        assert watcher.events[-1]["event"]["to"] == "c3"
+        await close_all([watcher])
+    finally:
+        stop_daphne(server)

@@ -318,6 +318,9 @@ class Hub:
         self.listener: asyncio.Task[None] | None = None
         self.listener_loop: asyncio.AbstractEventLoop | None = None
         self.pending_drops: set[asyncio.Task[None]] = set()
+        # Redis pub/sub keeps nothing for a subscriber whose connection is down: the
+        # reconciler compares the heads of the games watched here with what was told.
+        self.reconciler: asyncio.Task[None] | None = None
         # When (monotonic) each seat's last socket here closed, and when this process first
         # had a socket on each game: how long a seat has been away (abandoned seats).
         self.left_at: dict[tuple[int, int], float] = {}
@@ -358,6 +361,9 @@ class Hub:
             self.listener_loop = loop
             self.hub_channel = await layer.new_channel()
             self.listener = loop.create_task(self._listen(layer, self.hub_channel))
+            every = float(knob("REDIS_RECONCILE", 5.0))
+            if every > 0:
+                self.reconciler = loop.create_task(self._reconcile(every))
         assert self.hub_channel is not None
         await layer.group_add(f"game-{game_id}", self.hub_channel)
 
@@ -376,6 +382,24 @@ class Hub:
                     self.notify(int(msg["game"]), int(msg.get("seq", 0)))
                 except Exception:
                     log.exception("could not pass on a notification: %r", msg)
+
+    async def _reconcile(self, every: float) -> None:
+        """Every ``every`` seconds, the log heads of the games this process has sockets on
+        (one query, the chain-head table), passed on as notifications: a notification
+        lost while this process's Redis subscription was down is made good within that time
+        (pub/sub keeps no backlog). Sockets already up to date ignore it."""
+        while True:
+            await asyncio.sleep(every)
+            games = list(self.rooms)
+            if not games:
+                continue
+            try:
+                heads = await SHARDS.call(games[0], log_heads, games)
+            except Exception:
+                log.warning("could not read the log heads to reconcile", exc_info=True)
+                continue
+            for game_id, seq in heads.items():
+                self.notify(game_id, seq)
 
     def notify(self, game_id: int, seq: int) -> None:
         """Another process appended events up to ``seq``: the sockets here read the log."""
@@ -575,6 +599,13 @@ def freeze_startup_heap() -> None:
     gc.freeze()
     _gen0, gen1, gen2 = gc.get_threshold()
     gc.set_threshold(int(os.environ.get("GAMENIGHT_GC_GEN0", "20000")), gen1, gen2)
+
+
+def log_heads(game_ids: list[int]) -> dict[int, int]:
+    """(worker thread) {game id: number of events in its log}."""
+    from .models import ChainHead
+
+    return dict(ChainHead.objects.filter(game_id__in=game_ids).values_list("game_id", "events"))
 
 
 def seat_info(game_id: int) -> list[dict[str, Any]]:
