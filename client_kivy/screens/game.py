@@ -16,8 +16,10 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import Screen
 
+from client_kivy.vm import clocks
 from client_kivy.vm.session import Session
 from client_kivy.widgets.common import GButton
+from client_kivy.widgets.seat_clock import SeatClocks
 
 SWATCHES = {
     "teeko": [(0.93, 0.90, 0.82, 1), (0.16, 0.13, 0.12, 1)],
@@ -66,6 +68,7 @@ class GameScreen(Screen):
         self.overlay: HandoffOverlay | None = None
         self.chips: list[PlayerChip] = []
         self._actions_key: Any = None
+        self.clocks: SeatClocks | None = None
 
     # -- session wiring -------------------------------------------------------------------
     def set_session(self, session: Session, title: str = "") -> None:
@@ -88,12 +91,14 @@ class GameScreen(Screen):
             self.chips.append(chip)
             self.ids.players.add_widget(chip)
         self._actions_key = None
+        self._set_clocks(session)
         self._sync()
 
     def teardown(self) -> None:
         """Unbind from the session and drop every widget the game put here (the screen is
         discarded after this; a stale reference to one of its buttons sends nothing)."""
         self._trigger.cancel()
+        self._set_clocks(None)
         if self.session is not None:
             self.session.unsubscribe(self._trigger)
         if self.board is not None:
@@ -118,7 +123,7 @@ class GameScreen(Screen):
         self.my_turn = s.my_turn
         self.connection, self.connection_color = connection_label(s.connection)
         for seat, chip in enumerate(self.chips):
-            chip.name = s.player_name(seat)
+            chip.name = clocks.chip_name(s, seat)
             chip.active = s.outcome is None and seat in s.to_act
             chip.extra = player_extra(s, seat)
         self.board.refresh(s.view, s.legal)
@@ -127,6 +132,24 @@ class GameScreen(Screen):
             extra(self.ids.extra)
         self._set_actions(s)
         self._set_overlay(s)
+        if self.clocks is not None:
+            self.clocks.refresh()
+
+    def _set_clocks(self, session: Session | None) -> None:
+        """Seat clocks and "Hand to a bot" (client_kivy/widgets/seat_clock.py), online only."""
+        if self.clocks is not None:
+            self.clocks.detach()
+            self.clocks = None
+        if session is not None and session.kind == "remote":
+            self.clocks = SeatClocks(self, session)
+
+    def on_enter(self, *_: Any) -> None:
+        if self.clocks is not None:
+            self.clocks.start()
+
+    def on_leave(self, *_: Any) -> None:
+        if self.clocks is not None:
+            self.clocks.stop()  # no tick outlives its screen
 
     def _set_actions(self, s: Session) -> None:
         metas = [c for c in s.legal if c.get("type") in META_LABELS]

@@ -11,6 +11,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
+from client_kivy.vm import clocks
 from client_kivy.vm import options as opts
 from client_kivy.widgets.common import MUTED, GToggle
 
@@ -54,6 +55,7 @@ class SetupScreen(Screen):
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.option_values: dict[str, Any] = {}
+        self.time_values: dict[str, str] = {"time": "", "abandon": ""}
         self.rows: list[SeatRow] = []
         self._built = False
 
@@ -122,6 +124,34 @@ class SetupScreen(Screen):
                 t.bind(on_press=lambda _w, k=key, v=value: self.option_values.__setitem__(k, v))
                 row.add_widget(t)
             box.add_widget(row)
+        self.time_values = {"time": "", "abandon": ""}
+        if self.online:  # time rules: the server's (docs/protocol.md, "Time rules")
+            self.has_options = True
+            self._add_time_rules(box, game)
+
+    def _add_time_rules(self, box: Any, game: str) -> None:
+        from kivy.uix.gridlayout import GridLayout
+
+        rows = [("time", "Time", clocks.time_choices(game)),
+                ("abandon", "Hand abandoned seats to a bot after", clocks.ABANDON_CHOICES)]
+        for key, label, values in rows:
+            box.add_widget(Label(text=label, color=MUTED, size_hint_y=None, height=dp(22),
+                                 halign="left", text_size=(None, None)))
+            grid = GridLayout(cols=3, spacing=dp(6), size_hint_y=None,
+                              row_default_height=dp(50), row_force_default=True)
+            grid.bind(minimum_height=grid.setter("height"))
+            for value, vlabel in values:
+                t = GToggle(text=vlabel, group=f"time-{game}-{key}", value=value,
+                            state="down" if value == self.time_values[key] else "normal")
+                t.bind(on_press=lambda _w, k=key, v=value: self.time_values.__setitem__(k, v))
+                grid.add_widget(t)
+            box.add_widget(grid)
+
+    def table_rules(self) -> dict[str, Any] | None:
+        """The time rules chosen for an online table (None: none)."""
+        if not self.online:
+            return None
+        return clocks.table_rules(self.time_values["time"], self.time_values["abandon"])
 
     def set_players(self, players: list[dict[str, Any]]) -> None:
         box = self.ids.seats
@@ -181,7 +211,8 @@ class SetupScreen(Screen):
                     seats.append({"kind": "bot", "level": p["level"]})
                 else:
                     seats.append({"kind": "open"})
-            app.lobby.create(self.game, options, seats, mine, app.online_play)
+            app.lobby.create(self.game, options, seats, mine, app.online_play,
+                             table=self.table_rules())
             return
         if self.ids.on_server.state == "down" and app.lobby.connected:
             kiosk = self.ids.kiosk.state == "down"

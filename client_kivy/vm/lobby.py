@@ -155,13 +155,14 @@ class Lobby:
 
     # -- actions ------------------------------------------------------------------------------
     def create(self, kind: str, options: Obj, seats: list[Obj], my_seat: int | None,
-               done: Callable[[Obj, int | None, str], None]) -> None:
+               done: Callable[[Obj, int | None, str], None], table: Obj | None = None) -> None:
+        """``table``: the time rules (``Api.create``), or None."""
         api = self.api
         assert api is not None
         join = {"seat": my_seat, "name": self.who} if my_seat is not None else None
 
         def work() -> Obj:
-            return api.create(kind, options, seats, join)
+            return api.create(kind, options, seats, join, table=table)
 
         def ok(game: Obj) -> None:
             joined = game.get("joined") or {}

@@ -270,6 +270,7 @@ class RemoteSession(Session):
         # the table's time rules and clocks as of the last frame (protocol.md, "Time rules")
         self.clock: Obj | None = None
         self.clock_at = 0.0
+        self.presence_at = 0.0  # when the last presence frame came (its "away" counts on)
         self.connection = "connecting"
         self.socket = socket_factory(api, self.game_id, seat, secret,
                                      on_frame=lambda f: self.post(lambda: self.handle(f)),
@@ -341,6 +342,7 @@ class RemoteSession(Session):
             seats = frame.get("seats") or []
             if seats:
                 self.players = [seat_player(s) for s in seats]
+                self.presence_at = time.monotonic()
             self.spectators = int(frame.get("spectators", 0))
         elif t == "ok":
             self._pending.pop(frame.get("ref", -1), None)
