@@ -30,6 +30,7 @@ def headless(width: int = 1280, height: int = 800) -> None:
     Config.set("graphics", "height", str(height))
     Config.set("input", "mouse", "")  # no mouse provider: touches come from the tests
     Config.set("kivy", "exit_on_escape", "0")
+    Config.set("graphics", "maxfps", "0")  # frames as fast as they come: no waiting on a clock
 
 
 _app: Any = None

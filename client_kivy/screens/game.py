@@ -224,7 +224,7 @@ def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]
 
 
 def player_extra(s: Session, seat: int) -> str:
-    text = game_extra(s, seat)
+    text = " · ".join(t for t in (game_extra(s, seat), s.bot_level(seat)) if t)
     if 0 <= seat < len(s.players) and s.players[seat].get("connected") is False:
         text = (text + " · away").lstrip(" ·")
     return text

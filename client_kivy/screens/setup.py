@@ -8,12 +8,11 @@ from kivy.app import App
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
 from client_kivy.vm import clocks
 from client_kivy.vm import options as opts
-from client_kivy.widgets.common import MUTED, GToggle
+from client_kivy.widgets.common import MUTED, FlowGrid, GToggle, WrapLabel
 
 GAMES = ["teeko", "tiku", "tedoku", "teka"]
 
@@ -115,9 +114,8 @@ class SetupScreen(Screen):
         self.has_options = bool(choices)
         for key, label, values in choices:
             self.option_values[key] = values[0][0]
-            box.add_widget(Label(text=label, color=MUTED, size_hint_y=None, height=dp(22),
-                                 halign="left", text_size=(None, None)))
-            row = BoxLayout(spacing=dp(6), size_hint_y=None, height=dp(50))
+            box.add_widget(WrapLabel(text=label, color=MUTED, halign="left"))
+            row = FlowGrid(cell_width=dp(100), max_cols=4, spacing=dp(6))
             for i, (value, vlabel) in enumerate(values):
                 t = GToggle(text=vlabel, group=f"opt-{game}-{key}",
                             state="down" if i == 0 else "normal")
@@ -165,7 +163,6 @@ class SetupScreen(Screen):
             row.ids.name.opacity = 0 if self.online else 1
             if self.online:  # names come from the people who sit down: keep the seat label
                 row.ids.name_row.height = dp(30)
-                row.height = dp(30 + 6 + 50)
             self.rows.append(row)
             box.add_widget(row)
 

@@ -34,6 +34,13 @@ def seat_label(game: str, seat: int) -> str:
     return f"Seat {seat + 1}"
 
 
+def seat_word(game: str, seat: int) -> str:
+    """A seat told in a word: Teka's compass points, else the seat's number."""
+    if game == "teka":
+        return ["North", "East", "South", "West"][seat % 4]
+    return str(seat + 1)
+
+
 def make_bot(game: str, level: Any) -> Any:
     """The core bot for ``game`` at ``level``; a random mover if that level is not there."""
     try:
@@ -116,14 +123,24 @@ class Session:
 
     # -- helpers ---------------------------------------------------------------------------
     def player_name(self, seat: int) -> str:
+        """The seat's name; bots sharing a name (online: every server bot is "Bot") are told
+        apart by their seat ("Bot East", "Bot 2"). The bot level is in :meth:`bot_level`."""
         if 0 <= seat < len(self.players):
             p = self.players[seat]
-            name = p.get("name") or seat_label(self.game_name, seat)
-            if p.get("kind") == "bot":
-                level = str(p.get("level", "")).replace("random", "")
-                return f"{name} (bot{' ' + level if level else ''})"
-            return str(name)
+            name = str(p.get("name") or seat_label(self.game_name, seat))
+            same = [i for i, q in enumerate(self.players)
+                    if str(q.get("name") or seat_label(self.game_name, i)) == name]
+            if p.get("kind") == "bot" and len(same) > 1:
+                return f"{name} {seat_word(self.game_name, seat)}"
+            return name
         return seat_label(self.game_name, seat)
+
+    def bot_level(self, seat: int) -> str:
+        """ "easy bot", "bot"..., or "" for a person."""
+        if 0 <= seat < len(self.players) and self.players[seat].get("kind") == "bot":
+            level = str(self.players[seat].get("level", "")).replace("random", "")
+            return f"{level} bot" if level else "bot"
+        return ""
 
     @property
     def my_turn(self) -> bool:

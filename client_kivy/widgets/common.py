@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
 from kivy.uix.behaviors import ButtonBehavior, ToggleButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 from kivy.uix.modalview import ModalView
 
@@ -56,6 +58,37 @@ class Panel(BoxLayout):
 
     bg = ColorProperty(PANEL)
     radius = NumericProperty(16)
+
+
+class WrapLabel(Label):
+    """A label that wraps to its width and is as high as its lines (never cut, never "..")."""
+
+
+class FlowGrid(GridLayout):
+    """A grid whose column count follows its width: as many ``cell_width`` columns as fit
+    (at most ``max_cols``), rows balanced (7 buttons on a phone: 4 + 3, not 5 + 2)."""
+
+    cell_width = NumericProperty(dp(96))
+    max_cols = NumericProperty(8)
+
+    def __init__(self, **kw: Any) -> None:
+        kw.setdefault("cols", 1)
+        kw.setdefault("size_hint_y", None)
+        super().__init__(**kw)
+        self.bind(minimum_height=self.setter("height"))
+        self.bind(width=self._reflow, cell_width=self._reflow, max_cols=self._reflow,
+                  children=self._reflow)
+
+    def _reflow(self, *_: Any) -> None:
+        n = max(1, len(self.children))
+        sx = self.spacing[0] if isinstance(self.spacing, (list, tuple)) else self.spacing
+        pad = self.padding[0] + self.padding[2] if len(self.padding) == 4 else 0
+        fit = int((self.width - pad + sx) // (self.cell_width + sx)) if self.width > 1 else 1
+        fit = max(1, min(int(self.max_cols), fit, n))
+        rows = -(-n // fit)
+        cols = -(-n // rows)
+        if cols != self.cols:
+            self.cols = cols
 
 
 class Title(Label):

@@ -9,8 +9,6 @@ from typing import Any
 from kivy.graphics import Color, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp, sp
 from kivy.uix.boxlayout import BoxLayout
-from kivy.uix.gridlayout import GridLayout
-from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
 from client_kivy.vm.tedoku import (
@@ -23,7 +21,7 @@ from client_kivy.vm.tedoku import (
     cell_name,
 )
 from client_kivy.widgets.board import BoardWidget, draw_text
-from client_kivy.widgets.common import BRASS, IVORY, MUTED, GButton, GToggle
+from client_kivy.widgets.common import BRASS, IVORY, MUTED, FlowGrid, GButton, GToggle, WrapLabel
 
 PAPER = (0.97, 0.95, 0.88, 1)
 INK = (0.16, 0.22, 0.42, 1)
@@ -168,25 +166,23 @@ class TedokuSheet(BoardWidget):
                 f"{score.get('rows', 0)} · cols {score.get('cols', 0)}")
         if v.get("options", {}).get("bonus"):
             line += f" · bonus {score.get('bonus', 0)}"
-        box.add_widget(Label(text=line, font_size=sp(15), size_hint_y=None, height=dp(26)))
+        box.add_widget(WrapLabel(text=line, font_size=sp(15)))
         tier = v.get("tier")
         if tier:
             final = "Final: " if tier.get("final") else "Now: "
-            box.add_widget(Label(text=f"{final}{tier.get('label', '')} ({tier.get('range', '')})",
-                                 font_size=sp(16), bold=True, color=BRASS, size_hint_y=None,
-                                 height=dp(28)))
+            box.add_widget(WrapLabel(
+                text=f"{final}{tier.get('label', '')} ({tier.get('range', '')})",
+                font_size=sp(16), bold=True, color=BRASS))
         if m.legal:
             shapes = m.shapes()
-            grid = GridLayout(cols=4, spacing=dp(6), size_hint_y=None)
-            grid.bind(minimum_height=grid.setter("height"))
+            grid = FlowGrid(cell_width=dp(96), max_cols=4, spacing=dp(6))
             for s in shapes:
                 t = GToggle(text=SHAPE_NAMES[s], group=f"tedoku-shape-{id(self)}",
                             state="down" if s == m.shape else "normal", value=s)
                 t.bind(on_press=lambda w: (m.choose(w.value), self.changed()))
                 grid.add_widget(t)
             box.add_widget(grid)
-            row = GridLayout(cols=2, spacing=dp(6), size_hint_y=None)
-            row.bind(minimum_height=row.setter("height"))
+            row = FlowGrid(cell_width=dp(120), max_cols=2, spacing=dp(6))
             rot = GButton(text="Rotate", bg=(1, 1, 1, 0.14), fg=IVORY)
             rot.bind(on_release=lambda *_: (m.rotate(), self.changed()))
             flip = GButton(text="Flip", bg=(1, 1, 1, 0.14), fg=IVORY)

@@ -27,7 +27,7 @@ from client_kivy.vm.teka import (
     side_name,
 )
 from client_kivy.widgets.board import BoardWidget, draw_text, text_texture
-from client_kivy.widgets.common import BRASS, IVORY, MUTED, GButton
+from client_kivy.widgets.common import BRASS, IVORY, MUTED, FlowGrid, GButton, WrapLabel
 
 RED_SUITS = "HD"
 SYMBOL_FONT = "DejaVuSans"
@@ -107,7 +107,7 @@ class TekaTable(BoardWidget):
 
     # -- geometry -------------------------------------------------------------------------------
     def card_size(self) -> tuple[float, float]:
-        w = min(self.width / 7.2, self.height / 6.2 / 1.4, dp(120))
+        w = max(min(self.width / 7.2, self.height / 6.2 / 1.4, dp(120)), dp(36))
         return w, w * 1.4
 
     def seat_anchor(self, pos: str,
@@ -121,7 +121,7 @@ class TekaTable(BoardWidget):
         m = self.model
         v = m.view
         cw, ch = self.card_size()
-        hand_h = ch * 1.18
+        hand_h = self.hand_height()
         table = (self.x, self.y + hand_h, self.width, self.height - hand_h)
         tx, ty, tw, th = table
         # felt oval with a brass rim
@@ -206,37 +206,72 @@ class TekaTable(BoardWidget):
         # the hand
         self._hand_rects = []
         hand = m.hand()
-        if not hand and isinstance(v.get("unplayed"), list) and self.viewer < 0:
-            hand = []
         playable = set(m.playable())
-        n = len(hand)
-        if n:
-            step = min(cw * 0.78, (self.width - cw - dp(16)) / max(1, n - 1))
-            total = step * (n - 1) + cw
+        hw, hh, per, step, offset = self.hand_layout(len(hand))
+        rows = [hand[i:i + per] for i in range(0, len(hand), per)] if hand else []
+        for r, row in enumerate(rows):
+            total = step * (len(row) - 1) + hw
             x = self.center_x - total / 2
-            for card in hand:
+            base = self.y + dp(6) + (len(rows) - 1 - r) * offset
+            front = r == len(rows) - 1
+            for k, card in enumerate(row):
                 lift = 0.0
                 if card in playable:
-                    lift = ch * 0.10
+                    lift = hh * 0.10
                 if card == m.selected:
-                    lift = ch * 0.22
-                y = self.y + dp(6) + lift
-                draw_card(x, y, cw, ch, card, dim=bool(playable) and card not in playable,
+                    lift = hh * 0.22
+                y = base + lift
+                draw_card(x, y, hw, hh, card, dim=bool(playable) and card not in playable,
                           glow=card == m.selected)
-                self._hand_rects.append((x, y, step if card != hand[-1] else cw, ch, card))
+                last = k == len(row) - 1
+                # the part of the card a finger can reach: up to the next card, and above
+                # the row in front
+                self._hand_rects.append((x, y if front else y + hh - offset,
+                                         hw if last else step,
+                                         hh if front else offset, card))
                 x += step
+
+    def hand_layout(self, n: int) -> tuple[float, float, int, float, float]:
+        """Card width and height in the hand, cards a row, step between cards, rise of each
+        row behind: one fanned row where every card shows at least 48 dp; else as few rows
+        as give each card 48 dp."""
+        cw, ch = self.card_size()
+        avail = self.width - dp(8)
+        if n <= 1:
+            return cw, ch, max(1, n), cw, 0.0
+        step = min(cw * 0.78, (avail - cw) / (n - 1))
+        if step >= dp(48):
+            return cw, ch, n, step, 0.0
+        cw = max(cw, dp(48))
+        ch = cw * 1.4
+        per = max(2, int((avail - cw) // dp(48)) + 1)
+        rows = -(-n // per)
+        per = -(-n // rows)
+        step = min(max(cw + dp(4), dp(48)), (avail - cw) / (per - 1))
+        offset = max(dp(50), ch * 0.5)
+        return cw, ch, per, step, offset
+
+    def hand_height(self) -> float:
+        n = len(self.model.hand())
+        _cw, ch, per, _step, offset = self.hand_layout(n)
+        rows = -(-n // per) if n else 1
+        return ch * 1.18 + offset * (rows - 1)
+
+    def tap_targets(self) -> list[tuple[float, float, float, float, str]]:
+        """The cards of the hand a tap can reach (x, y, width, height, card)."""
+        return [(x, y, w, h, card_text(c)) for x, y, w, h, c in self._hand_rects]
 
     # -- touch -----------------------------------------------------------------------------------
     def card_at(self, x: float, y: float) -> str | None:
         for rx, ry, rw, rh, card in reversed(self._hand_rects):
-            if rx <= x <= rx + max(rw, dp(30)) and ry <= y <= ry + rh:
+            if rx <= x <= rx + rw and ry <= y <= ry + rh:
                 return card
         return None
 
     def card_point(self, card: str) -> tuple[float, float]:
         for rx, ry, rw, rh, c in self._hand_rects:
             if c == card:
-                return rx + min(rw, dp(20)) / 2 + dp(4), ry + rh * 0.6
+                return rx + rw / 2, ry + rh / 2
         raise KeyError(card)
 
     def on_touch_up(self, touch: Any) -> bool:
@@ -248,11 +283,15 @@ class TekaTable(BoardWidget):
         cmd = self.model.tap_card(card)
         if cmd is not None:
             self.send(cmd)
+        self.changed()
+        return True
+
+    def changed(self) -> None:
+        """Redraw after a local change (a card selected): the table and its buttons."""
         self._redraw()
         self._side_key = None
         if self.parent is not None and self._box is not None:
             self.side_widgets(self._box)
-        return True
 
     _box: Any = None
 
@@ -266,8 +305,7 @@ class TekaTable(BoardWidget):
             return
         self._side_key = key
         box.clear_widgets()
-        grid = GridLayout(cols=3, spacing=dp(6), size_hint_y=None)
-        grid.bind(minimum_height=grid.setter("height"))
+        grid = FlowGrid(cell_width=dp(84), max_cols=4, spacing=dp(6))
 
         def add(text: str, cmd: Any, primary: bool = True) -> GButton:
             b = GButton(text=text, font_size=sp(16))
@@ -313,15 +351,13 @@ class TekaTable(BoardWidget):
         for c in m.commands("refuse_raise"):
             add("Refuse raise", c, False)
         if hint:
-            lab = Label(text=hint, font_size=sp(16), color=BRASS, size_hint_y=None,
-                        height=dp(30), halign="center", font_name="DejaVuSans")
-            lab.bind(width=lambda w, _v: setattr(w, "text_size", (w.width, None)))
-            box.add_widget(lab)
+            box.add_widget(WrapLabel(text=hint, font_size=sp(16), color=BRASS,
+                                     font_name="DejaVuSans"))
         box.add_widget(grid)
         scores = m.view.get("scores") or [0, 0]
-        line = Label(text=f"N-S {scores[0]}   ·   E-W {scores[1]}   (to "
-                          f"{(m.view.get('options') or {}).get('target', 104)})",
-                     font_size=sp(17), bold=True, size_hint_y=None, height=dp(30))
+        line = WrapLabel(text=f"N-S {scores[0]}  ·  E-W {scores[1]}  (to "
+                              f"{(m.view.get('options') or {}).get('target', 104)})",
+                         font_size=sp(17), bold=True)
         box.add_widget(line)
         sheet = GButton(text="Score sheet", bg=(1, 1, 1, 0.14), fg=IVORY)
         sheet.bind(on_release=lambda *_: ScoreSheet(m.view).open())
@@ -382,15 +418,24 @@ class ScoreSheet(ModalView):
             self._bg = RoundedRectangle(radius=[dp(16)])
         body.bind(pos=lambda w, p: setattr(self._bg, "pos", p),
                   size=lambda w, s: setattr(self._bg, "size", s))
-        body.add_widget(Label(text="Score sheet", font_size=sp(22), bold=True, color=BRASS,
-                              size_hint_y=None, height=dp(36)))
+        body.add_widget(WrapLabel(text="Score sheet", font_size=sp(22), bold=True, color=BRASS))
         chart = ScoreChart(size_hint_y=0.4)
         chart.series = model.score_series()
         body.add_widget(chart)
-        grid = GridLayout(cols=6, spacing=dp(4), size_hint_y=None, row_default_height=dp(30))
-        grid.bind(minimum_height=grid.setter("height"))
+        # columns as wide as their text; on a narrow phone the table scrolls sideways
+        grid = GridLayout(cols=6, spacing=(dp(10), dp(4)), size_hint=(None, None),
+                          row_default_height=dp(30), row_force_default=True)
+        grid.bind(minimum_height=grid.setter("height"), minimum_width=grid.setter("width"))
+
+        def cell(text: str, head: bool = False) -> Label:
+            lab = Label(text=text, bold=head, color=MUTED if head else IVORY,
+                        font_size=sp(14) if head else sp(15), font_name=SYMBOL_FONT,
+                        size_hint_x=None)
+            lab.bind(texture_size=lambda w, ts: setattr(w, "width", ts[0] + dp(4)))
+            return lab
+
         for head in ("Hand", "Contract", "Tricks", "Result", "N-S", "E-W"):
-            grid.add_widget(Label(text=head, bold=True, color=MUTED, font_size=sp(14)))
+            grid.add_widget(cell(head, True))
         for row in view.get("sheet") or []:
             bid = "D13" if row.get("double13") else str(row.get("bid"))
             trumps = SUIT_SYMBOL.get(row.get("trumps") or "", "")
@@ -400,14 +445,14 @@ class ScoreSheet(ModalView):
             cells = [str(row.get("hand")), f"{who} {bid}{trumps}", f"{tricks[0]}-{tricks[1]}",
                      "made" if row.get("made") else "failed", str(totals[0]), str(totals[1])]
             for c in cells:
-                grid.add_widget(Label(text=c, font_size=sp(15), font_name=SYMBOL_FONT))
-        scroll = ScrollView()
+                grid.add_widget(cell(c))
+        scroll = ScrollView(do_scroll_x=True, do_scroll_y=True)
         scroll.add_widget(grid)
         body.add_widget(scroll)
         scores = view.get("scores") or [0, 0]
         lead = 0 if scores[0] >= scores[1] else 1
-        body.add_widget(Label(text=f"{side_name(lead)} lead {max(scores)} to {min(scores)}",
-                              font_size=sp(17), size_hint_y=None, height=dp(30)))
+        body.add_widget(WrapLabel(text=f"{side_name(lead)} lead {max(scores)} to {min(scores)}",
+                                  font_size=sp(17)))
         close = GButton(text="Close")
         close.bind(on_release=lambda *_: self.dismiss())
         body.add_widget(close)

@@ -6,11 +6,10 @@ from typing import Any
 
 from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.metrics import dp, sp
-from kivy.uix.label import Label
 
 from client_kivy.vm.tiku import FILES, TikuModel
 from client_kivy.widgets.board import BoardWidget, draw_text, draw_wood
-from client_kivy.widgets.common import GButton
+from client_kivy.widgets.common import GButton, WrapLabel
 
 DISC = [(0.93, 0.88, 0.74, 1), (0.62, 0.17, 0.15, 1)]
 DISC_RIM = [(0.70, 0.64, 0.50, 1), (0.38, 0.08, 0.07, 1)]
@@ -147,8 +146,7 @@ class TikuBoard(BoardWidget):
         if match:
             target = (v.get("options") or {}).get("target", 20)
             text += f"\nRound {v.get('round', 1)} · match {match[0]} - {match[1]} (to {target})"
-        box.add_widget(Label(text=text, font_size=sp(16), size_hint_y=None, height=dp(48),
-                             halign="center"))
+        box.add_widget(WrapLabel(text=text, font_size=sp(16)))
         if self.model.can_pass():
             b = GButton(text="Pass (no move)")
             b.bind(on_release=lambda *_: self.send({"type": "pass"}))

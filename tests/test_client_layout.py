@@ -1,0 +1,68 @@
+"""The layout check of issue 12: every screen of every game (client_kivy/tour.py) at 360x740
+dp upright and on its side, 540x960 and 1280x800, at 100 % and 130 % text: no label cut to
+"..", every button inside the window and at least 48 dp both ways, every Teka card in the
+hand at least 48 dp. Each text size runs in its own process (Kivy reads it at start)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from client_kivy import testing
+
+testing.headless(960, 640)
+
+pytestmark = pytest.mark.gui
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_every_screen_fits_phone_and_tablet_at_100_and_130_percent_text(tmp_path):
+    procs = {}
+    for scale in ("1", "1.3"):
+        env = dict(os.environ, GAMENIGHT_PURE="1", KIVY_HOME=str(tmp_path / f"kivy{scale}"))
+        env.pop("KIVY_METRICS_FONTSCALE", None)
+        procs[scale] = subprocess.Popen(
+            [sys.executable, "-m", "client_kivy.layoutcheck", "--json", "--fontscale", scale],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    found = {}
+    for scale, proc in procs.items():
+        out, err = proc.communicate(timeout=600)
+        lines = [ln for ln in out.splitlines() if ln.startswith("[")]
+        assert lines, f"no result at {scale}: {err[-3000:]}"
+        found[scale] = json.loads(lines[-1])
+    assert found == {"1": [], "1.3": []}, json.dumps(found, indent=1, ensure_ascii=False)
+
+
+def test_the_check_sees_a_cut_label_and_a_small_button(app_window):
+    """The checker itself: a shortened title and a 40 dp button on screen are reported."""
+    from kivy.uix.label import Label
+
+    from client_kivy import layoutcheck
+    from client_kivy.widgets.common import GButton
+
+    app = app_window
+    app.show("home")
+    testing.pump(2)
+    home = app.root.get_screen("home")
+    label = Label(text="Teeko: Ann v Computer", shorten=True, size_hint=(None, None),
+                  size=(60, 30), text_size=(60, 30), pos=(10, 10))
+    button = GButton(text="x", size_hint=(None, None), size=(40, 40), pos=(100, 10))
+    home.add_widget(label)
+    home.add_widget(button)
+    testing.pump(2)
+    try:
+        found = layoutcheck.problems(app, "home")
+    finally:
+        home.remove_widget(label)
+        home.remove_widget(button)
+    assert any("shortened" in p and "Teeko" in p for p in found), found
+    assert any("'x' is 40x" in p for p in found), found
+
+
+@pytest.fixture(scope="module")
+def app_window(tmp_path_factory):
+    return testing.start_app(str(tmp_path_factory.mktemp("client")))
