@@ -84,7 +84,7 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
     ScrollView (which delays and re-targets still touches) it is dispatched to the widget."""
     from kivy.tests.common import UnitTestTouch
 
-    pump(2)  # a finger taps what is on screen: a screen just shown is laid out first
+    pump(4)  # a finger taps what is on screen: a screen just shown is laid out first
     widget = real_widget(widget)
     if x is None or y is None:
         x, y = widget.center_x, widget.center_y

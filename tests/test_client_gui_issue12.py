@@ -4,7 +4,7 @@ window (SDL offscreen driver, private KIVY_HOME)."""
 from __future__ import annotations
 
 import pytest
-from test_client_gui import app, buttons, by_text, find, person  # noqa: F401
+from test_client_gui import app, buttons, by_text, find, person, start_local  # noqa: F401
 
 from client_kivy import testing
 
@@ -22,7 +22,7 @@ def bots(n):
 def test_a_new_game_shows_only_its_own_controls(app):  # noqa: F811
     """Teka (you + 3 bots) -> Menu -> Teeko -> Start: no Teka bid button on the Teeko screen,
     and the old buttons, if anything still held them, cannot reach the abandoned game."""
-    teka = app.start_local_game("teka", [person("You")] + bots(3), {}, seed=11)
+    teka = start_local(app, "teka", [person("You")] + bots(3), {}, seed=11)
     assert testing.wait_until(lambda: any(c["type"] in ("bid", "keep") for c in teka.legal)
                               or teka.view.get("phase") == "play", 30)
     old_screen = app.root.get_screen("game")
@@ -50,7 +50,7 @@ def test_a_new_game_shows_only_its_own_controls(app):  # noqa: F811
 
 
 def test_resuming_tedoku_then_teeko_shows_no_tedoku_controls(app):  # noqa: F811
-    s = app.start_local_game("tedoku", [person("You")], {}, seed=3)
+    s = start_local(app, "tedoku", [person("You")], {}, seed=3)
     testing.pump(3)
     assert "Rotate" in buttons(app.root.get_screen("game"))
     app.leave_game()
@@ -59,7 +59,7 @@ def test_resuming_tedoku_then_teeko_shows_no_tedoku_controls(app):  # noqa: F811
     testing.tap(home.ids.resume)
     assert app.session.record["id"] == s.record["id"]
     app.leave_game()
-    app.start_local_game("teeko", [person("You"), person("Bob")], {}, seed=3)
+    start_local(app, "teeko", [person("You"), person("Bob")], {}, seed=3)
     testing.pump(3)
     texts = set(buttons(app.root.get_screen("game")))
     assert not texts & {"Rotate", "Flip", "Tap the sheet", "Place here"}, texts
@@ -82,7 +82,7 @@ def press_back():
 
 
 def test_escape_mid_game_asks_before_leaving(app):  # noqa: F811
-    s = app.start_local_game("teeko", [person("Ann"), person("Bob")], {}, seed=5)
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], {}, seed=5)
     testing.pump(2)
     assert s.send(s.legal[0])
     assert press_back()  # the app keeps running: the key is taken, not passed on to quit
@@ -108,7 +108,7 @@ def test_back_from_a_finished_game_and_other_screens_goes_back(app):  # noqa: F8
     app.show("setup")
     testing.pump(2)
     assert press_back() and app.root.current == "home" and not dialogs()
-    s = app.start_local_game("teeko", [person("Ann"), person("Bob")], {}, seed=6)
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], {}, seed=6)
     s.send({"type": "resign"})
     testing.pump(2)
     assert s.outcome is not None
@@ -116,10 +116,98 @@ def test_back_from_a_finished_game_and_other_screens_goes_back(app):  # noqa: F8
 
 
 def test_you_win_by_name(app):  # noqa: F811
-    s = app.start_local_game("teeko", [person("Ann"), person("You")], {}, seed=7)
+    s = start_local(app, "teeko", [person("Ann"), person("You")], {}, seed=7)
     testing.tap(buttons(app.root.get_screen("game").ids.actions)["Resign"])
     testing.tap(buttons(app.root.get_screen("game").ids.actions)["Sure? Tap again"])
     assert s.outcome is not None and s.outcome["winners"] == [1]
     status = app.root.get_screen("game").status
     assert status.startswith("You win ") and "wins" not in status, status
+    app.leave_game()
+
+
+def message(app):
+    return app.root.get_screen("game").message
+
+
+def test_illegal_taps_are_explained_and_teeko_taps_near_a_point_only(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], {}, seed=8)
+    screen = app.root.get_screen("game")
+    board = screen.board
+    testing.tap(board, *board.point("c3"))
+    assert s.events[-1]["to"] == "c3"  # Ann placed c3; Bob to play
+    before = len(s.events)
+    testing.tap(board, *board.point("c3"))  # taken: said why, nothing sent
+    assert len(s.events) == before
+    assert "c3" in message(app) and "occupied" in message(app), message(app)
+    # half a spacing away from c4 is no tap on c4 (nor on anything)
+    x, y = board.point("c4")
+    step = board.point("d4")[0] - x
+    testing.tap(board, x + step * 0.45, y)
+    testing.tap(board, x, y + step * 0.45)
+    assert len(s.events) == before
+    testing.tap(board, x + step * 0.2, y - step * 0.2)  # near the centre: c4
+    assert len(s.events) == before + 1 and s.events[-1]["to"] == "c4"
+    assert message(app) == ""
+    app.leave_game()
+
+
+def test_teka_unplayable_card_says_why(app):  # noqa: F811
+    s = start_local(app, "teka", [person("Ann")] + bots(3), {}, seed=21)
+    screen = app.root.get_screen("game")
+    table = screen.board
+    from client_kivy.tour import play_random
+    from random import Random
+
+    # play until Ann must follow suit with some card she may not play
+    rng = Random(3)
+    for _ in range(400):
+        assert testing.wait_until(lambda: s.my_turn or s.outcome is not None, 30)
+        if s.view.get("phase") == "play" and set(table.model.hand()) - set(
+                table.model.playable()):
+            break
+        play_random(s, rng, lambda s: True if not s.my_turn else False, limit=1)
+        cmds = [c for c in s.legal if c["type"] not in ("resign", "raise")]
+        s.send(rng.choice(cmds))
+    testing.pump(3)
+    bad = sorted(set(table.model.hand()) - set(table.model.playable()))[0]
+    before = len(s.events)
+    testing.tap(table, *table.card_point(bad))
+    assert len(s.events) == before
+    assert message(app), "no reason given for an unplayable card"
+    app.leave_game()
+
+
+def test_tedoku_does_not_fit_says_why(app):  # noqa: F811
+    s = start_local(app, "tedoku", [person("Ann")], {}, seed=3)
+    screen = app.root.get_screen("game")
+    sheet = screen.board
+    m = sheet.model
+    m.choose(m.shapes()[0])
+    reasons = set()
+    for cell in ("A1", "I9", "E5", "A9", "I1", "A5", "E1", "I5", "E9"):
+        testing.tap(sheet, *sheet.cell_center(cell))
+        if m.ghost_command() is None:
+            texts = {w.text for w in find(screen.ids.extra, "WrapLabel")}
+            button = buttons(screen.ids.extra)["Does not fit"]
+            assert not button.enabled
+            why = [t for t in texts if t.startswith("Does not fit:")]
+            assert why, texts
+            reasons.add(why[0])
+    assert reasons
+    app.leave_game()
+
+
+def test_draw_offer_feedback(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], {}, seed=9)
+    screen = app.root.get_screen("game")
+    testing.tap(buttons(screen.ids.actions)["Offer draw"])
+    assert s.events[-1]["type"] == "draw_offered"
+    assert "draw" in message(app).lower() and "Ann" in message(app), message(app)
+    # the other player sees the offer and the answers (pass-and-play: Ann still to move)
+    board = screen.board
+    testing.tap(board, *board.point("a1"))
+    assert message(app).startswith("Ann offers a draw"), message(app)
+    assert "Accept draw" in buttons(screen.ids.actions)
+    testing.tap(buttons(screen.ids.actions)["Decline draw"])
+    assert "declined" in message(app).lower(), message(app)
     app.leave_game()

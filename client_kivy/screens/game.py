@@ -117,7 +117,7 @@ class GameScreen(Screen):
         if s is None or self.board is None:
             return
         self.status = s.status_text()
-        self.message = s.message
+        self.message = s.message or s.notice()
         self.thinking = bool(s.thinking)
         self.progress = float(s.progress)
         self.my_turn = s.my_turn

@@ -165,6 +165,51 @@ class Session:
     def human_seats(self) -> list[int]:
         return [i for i, p in enumerate(self.players) if p.get("kind") == "human"]
 
+    def rules_state(self) -> Any:
+        """A core state matching what the viewer sees (the real one on the device; online,
+        one consistent with the view)."""
+        return self.game.resample(self.view, self.viewer, Random(0))
+
+    def why_not(self, command: Obj) -> str:
+        """Why ``command`` would be refused now, in the rules' own words ("" if it would
+        not be): what a tap that sends nothing tells the player."""
+        if self.outcome is not None:
+            return "The game is over"
+        if self.viewer < 0:
+            return "You are watching this game"
+        if not self.my_turn:
+            waiting = ", ".join(self.player_name(s) for s in self.to_act)
+            return f"Not your turn: waiting for {waiting}" if waiting else "Not your turn"
+        try:
+            self.game.decide(self.rules_state(), self.viewer, command, Random(0))
+        except IllegalMoveError as e:
+            return sentence(e.reason)
+        except Exception:
+            return ""
+        return ""
+
+    def notice(self) -> str:
+        """A standing notice from the game: a draw offer waiting, a draw just declined."""
+        v = self.view or {}
+        offer = v.get("draw_offer")
+        if self.outcome is None and isinstance(offer, int) and offer >= 0:
+            if offer == self.viewer:
+                others = [self.player_name(s) for s in range(len(self.players)) if s != offer]
+                return f"{self.player_name(offer)} offered a draw: waiting for " + \
+                    " & ".join(others)
+            return f"{self.player_name(offer)} offers a draw: accept or decline"
+        last = self.events[-1] if self.events else {}
+        if last.get("type") == "draw_declined" and isinstance(last.get("seat"), int):
+            return f"{self.player_name(last['seat'])} declined the draw"
+        return ""
+
+
+def sentence(text: str) -> str:
+    """The rules' reason as a sentence: first word capitalised unless it is a name such as
+    a square ("c3 is already occupied")."""
+    first = text.split(" ", 1)[0]
+    return text[:1].upper() + text[1:] if first.isalpha() else text
+
 
 def outcome_text(session: Session, outcome: Obj) -> str:
     winners = list(outcome.get("winners", []))
@@ -276,6 +321,9 @@ class LocalSession(Session):
         self._update()
         self.notify()
         self._maybe_bot()
+
+    def rules_state(self) -> Any:
+        return self.state
 
     def start(self) -> None:
         """Begin (or resume): lets a bot move if it is a bot's turn."""

@@ -150,6 +150,17 @@ class TedokuModel:
                 return None
         return cmd
 
+    def ghost_cells(self) -> list[str]:
+        return [cell_name(r, c) for r, c in self.ghost() if 0 <= r < 9 and 0 <= c < 9]
+
+    def misfit_command(self) -> Obj | None:
+        """The place command the ghost would be, to ask the rules why it does not fit
+        (``None`` when the ghost runs off the sheet or is not there)."""
+        cells = self.ghost()
+        if not cells or any(not (0 <= r < 9 and 0 <= c < 9) for r, c in cells):
+            return None
+        return {"type": "place", "shape": self.shape, "cells": self.ghost_cells()}
+
     def tap(self, cell: str) -> None:
         self.anchor = parse_cell(cell)
 

@@ -106,5 +106,21 @@ class BoardWidget(Widget):
         if self.session is not None and command is not None:
             self.session.send(command)
 
+    def explain(self, text: str) -> None:
+        """Say on the game screen why a tap did nothing (the message line)."""
+        if self.session is not None and text and self.session.message != text:
+            self.session.message = text
+            self.session.notify()
+
+    def explain_refusal(self, command: Any) -> None:
+        """A tap that sends nothing: say why ``command`` would be refused."""
+        if self.session is not None:
+            self.explain(self.session.why_not(command))
+
+    def clear_explanation(self) -> None:
+        if self.session is not None and self.session.message:
+            self.session.message = ""
+            self.session.notify()
+
     def label_size(self) -> float:
         return max(sp(11), min(self.width, self.height) / 28.0)

@@ -80,6 +80,7 @@ class TedokuSheet(BoardWidget):
         self.model = TedokuModel()
         self._side_key: Any = None
         self._box: Any = None
+        self.misfit_reason = ""
         super().__init__(**kw)
 
     def update_model(self, view: Any, legal: list[Any]) -> None:
@@ -195,12 +196,25 @@ class TedokuSheet(BoardWidget):
                             enabled=cmd is not None)
             place.bind(on_release=lambda *_: self.place())
             row.add_widget(place)
+            if m.anchor is not None and cmd is None:
+                misfit = m.misfit_command()
+                why = ("it runs off the sheet" if misfit is None else
+                       (self.session.why_not(misfit) if self.session is not None else ""))
+                why = why or "it is not one of the drawings allowed now"
+                for kind, word in (("row:", "row "), ("col:", "column "), ("sector:", "sector ")):
+                    why = why.replace(kind, word)
+                self.misfit_reason = f"Does not fit: {why[:1].lower() + why[1:]}"
+            else:
+                self.misfit_reason = ""
             if m.can_skip():
                 skip = GButton(text="Skip (no room)", bg=(0.8, 0.3, 0.25, 1), fg=IVORY)
                 skip.bind(on_release=lambda *_: self.send({"type": "skip"}))
                 row.add_widget(skip)
             box.add_widget(row)
             self.place_button = place
+            if self.misfit_reason:
+                box.add_widget(WrapLabel(text=self.misfit_reason, font_size=sp(15),
+                                         color=(1, 0.62, 0.5, 1)))
         others = m.others()
         if others:
             strip = BoxLayout(size_hint_y=None, height=dp(120), spacing=dp(8))

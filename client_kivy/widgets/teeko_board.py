@@ -34,15 +34,29 @@ class TeekoBoard(BoardWidget):
         return x0 + step * (f + 0.8), y0 + step * (r + 0.8)
 
     def square_at(self, x: float, y: float) -> str | None:
-        x0, y0, side = self.geometry()
+        """The point a tap at x, y means: within a piece's radius of its centre (at least
+        24 dp, a 48 dp target); between points is no point."""
+        _x0, _y0, side = self.geometry()
         step = side / 5.6
-        f = int((x - x0) / step - 0.3)
-        r = int((y - y0) / step - 0.3)
-        if 0 <= f < 5 and 0 <= r < 5:
-            cx, cy = self.point(FILES[f] + str(r + 1))
-            if abs(x - cx) <= step / 2 and abs(y - cy) <= step / 2:
-                return FILES[f] + str(r + 1)
-        return None
+        reach = max(step * 0.38, dp(24))
+        best: tuple[float, str] | None = None
+        for f in FILES:
+            for rank in range(1, 6):
+                cx, cy = self.point(f"{f}{rank}")
+                d = ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5
+                if d <= reach and (best is None or d < best[0]):
+                    best = (d, f"{f}{rank}")
+        return best[1] if best else None
+
+    def tap_targets(self) -> list[tuple[float, float, float, float, str]]:
+        _x0, _y0, side = self.geometry()
+        reach = max(side / 5.6 * 0.38, dp(24))
+        out = []
+        for f in FILES:
+            for rank in range(1, 6):
+                cx, cy = self.point(f"{f}{rank}")
+                out.append((cx - reach, cy - reach, 2 * reach, 2 * reach, f"{f}{rank}"))
+        return out
 
     # drawing --------------------------------------------------------------------------------
     def draw(self) -> None:
@@ -118,9 +132,32 @@ class TeekoBoard(BoardWidget):
         sq = self.square_at(*touch.pos)
         if sq is None:
             return False
-        cmd = self.model.tap(sq)
+        m = self.model
+        before = m.selected
+        cmd = m.tap(sq)
         if cmd is not None:
             self.send(cmd)
-        else:
-            self._redraw()
+            return True
+        self._redraw()
+        if m.selected is not None and m.selected != before:
+            self.clear_explanation()
+        elif before is not None and m.selected is None and sq != before:
+            self.explain_refusal({"type": "move", "from": before, "to": sq})
+        elif before is None:
+            phase = (m.view or {}).get("phase")
+            owner = m.owner(sq)
+            seat = self.session.viewer if self.session is not None else -1
+            if phase == "move" and owner is None and self.session is not None \
+                    and self.session.my_turn:
+                self.explain("Tap one of your pieces (ringed), then a green dot")
+            elif phase == "move" and owner == seat and self.session is not None \
+                    and self.session.my_turn:
+                self.explain("That piece has no free point next to it")
+            elif phase == "move" and owner is not None and owner != seat and seat >= 0 \
+                    and self.session is not None and self.session.my_turn:
+                self.explain("That piece is not yours: tap one of your pieces (ringed)")
+            else:
+                cmd_kind = {"type": "place", "to": sq} if phase != "move" else \
+                    {"type": "move", "from": sq, "to": sq}
+                self.explain_refusal(cmd_kind)
         return True

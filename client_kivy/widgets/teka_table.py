@@ -283,6 +283,10 @@ class TekaTable(BoardWidget):
         cmd = self.model.tap_card(card)
         if cmd is not None:
             self.send(cmd)
+        elif self.model.selected is None and self.model.phase == "play":
+            self.explain_refusal({"type": "play", "card": card})
+        else:
+            self.clear_explanation()
         self.changed()
         return True
 

@@ -125,11 +125,28 @@ class TikuBoard(BoardWidget):
         sq = self.square_at(*touch.pos)
         if sq is None:
             return False
-        cmd = self.model.tap(sq)
+        m = self.model
+        before = m.selected
+        cmd = m.tap(sq)
         if cmd is not None:
             self.send(cmd)
-        else:
-            self._redraw()
+            return True
+        self._redraw()
+        if m.selected is not None:
+            self.clear_explanation()
+        elif before is not None and sq != before:
+            self.explain_refusal({"type": "move", "from": before, "to": sq})
+        elif before is None:
+            piece = m.piece_at(sq)
+            seat = self.session.viewer if self.session is not None else -1
+            if self.session is not None and not self.session.my_turn:
+                self.explain(self.session.why_not({"type": "pass"}))
+            elif piece is None:
+                self.explain("Tap one of your pieces, then a green square")
+            elif piece.get("seat") != seat:
+                self.explain("That piece is not yours")
+            else:
+                self.explain("That piece has no move now")
         return True
 
     def side_widgets(self, box: Any) -> None:
