@@ -211,3 +211,87 @@ def test_draw_offer_feedback(app):  # noqa: F811
     testing.tap(buttons(screen.ids.actions)["Decline draw"])
     assert "declined" in message(app).lower(), message(app)
     app.leave_game()
+
+
+def test_take_back_against_the_computer(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), dict(BOT, level="easy")], seed=12)
+    screen = app.root.get_screen("game")
+    board = screen.board
+    assert "Take back" not in buttons(screen.ids.actions)  # nothing to take back yet
+    testing.tap(board, *board.point("c3"))  # a mis-tap...
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3, 20)  # bot answered
+    testing.tap(buttons(screen.ids.actions)["Take back"])
+    assert [e["type"] for e in s.events] == ["start"] and s.my_turn
+    assert board.model.owner("c3") is None
+    assert app.store.load(s.record["id"])["events"] == s.events  # the log is the prefix
+    testing.tap(board, *board.point("b2"))
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3, 20)
+    assert s.events[1]["to"] == "b2"
+    app.leave_game()
+
+
+def test_no_take_back_in_pass_and_play(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], seed=12)
+    testing.tap(app.root.get_screen("game").board,
+                *app.root.get_screen("game").board.point("c3"))
+    assert len(s.events) == 2 and not s.can_undo
+    assert "Take back" not in buttons(app.root.get_screen("game").ids.actions)
+    app.leave_game()
+
+
+def test_teka_bots_are_paced_and_a_finished_trick_stays(app):  # noqa: F811
+    """You + 3 bots: a trick the bots finish stays on the table for a moment (or until the
+    table is tapped); bot cards come one by one, not all at once."""
+    import time
+
+    s = start_local(app, "teka", [person("Ann")] + bots(3), seed=5)
+    table = app.root.get_screen("game").board
+    from random import Random
+
+    rng = Random(1)
+    seen_pause = None
+    times = []
+    for _ in range(300):
+        assert testing.wait_until(lambda: s.my_turn or s.outcome is not None
+                                  or (s.view.get("phase") == "play" and not s.view.get("trick")
+                                      and (s.view.get("last_trick") or {}).get("cards")
+                                      and (s.view["last_trick"]["winner"] != 0)), 40)
+        v = s.view
+        if (v.get("phase") == "play" and not v.get("trick") and not s.my_turn
+                and (v.get("last_trick") or {}).get("cards")):
+            # a bot won the trick and leads next: the trick stays on the table a while
+            start = time.monotonic()
+            n = len(s.events)
+            assert table.model.showing_last() is not None
+            testing.wait_until(lambda: len(s.events) > n, 10)  # noqa: B023
+            seen_pause = time.monotonic() - start
+            break
+        cmds = [c for c in s.legal if c["type"] not in ("resign", "raise")]
+        before = len(s.events)
+        times.append(time.monotonic())
+        s.send(rng.choice(cmds))
+        assert len(s.events) > before
+    assert seen_pause is not None and seen_pause >= 1.0, seen_pause
+    # a tap on the table hurries the wait
+    app.leave_game()
+
+
+def test_pass_and_play_tedoku_needs_no_hand_off(app):  # noqa: F811
+    """Nothing secret is shown to the next person in Tedoku (the other drawings stay hidden
+    until revealed), so no hand-off screen; Teka shows a hand, so it still asks, over the
+    public table."""
+    s = start_local(app, "tedoku", [person("Ann"), person("Bob")], seed=4)
+    for _ in range(6):
+        assert s.handoff is None
+        place = next(c for c in s.legal if c["type"] == "place")
+        s.send(place)
+        testing.pump(2)
+        assert app.root.get_screen("game").overlay is None
+    app.leave_game()
+    t = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dan")], seed=7)
+    screen = app.root.get_screen("game")
+    assert t.handoff is not None and screen.overlay is not None
+    assert screen.board.model.hand() == [] and screen.board.view  # the table is drawn
+    assert "N-S" in {w.text.split()[0] for w in find(screen.ids.extra, "WrapLabel")
+                     if w.text}  # the score line stays beside it
+    app.leave_game()

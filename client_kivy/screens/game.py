@@ -39,8 +39,19 @@ class PlayerChip(BoxLayout):
 
 
 class HandoffOverlay(FloatLayout):
+    """Pass the tablet: over the public table (no hand shown), which stays visible dimmed;
+    nothing under it can be tapped."""
+
     name = StringProperty("")
     screen = ObjectProperty(None)
+
+    def on_touch_down(self, touch: Any) -> bool:
+        super().on_touch_down(touch)
+        return True
+
+    def on_touch_up(self, touch: Any) -> bool:
+        super().on_touch_up(touch)
+        return True
 
 
 def board_for(game: str) -> Any:
@@ -154,12 +165,17 @@ class GameScreen(Screen):
     def _set_actions(self, s: Session) -> None:
         metas = [c for c in s.legal if c.get("type") in META_LABELS]
         finished = s.outcome is not None
-        key = (tuple(c["type"] for c in metas), finished, s.kind)
+        can_undo = bool(getattr(s, "can_undo", False))
+        key = (tuple(c["type"] for c in metas), finished, s.kind, can_undo)
         if key == self._actions_key:
             return
         self._actions_key = key
         grid = self.ids.actions
         grid.clear_widgets()
+        if can_undo:
+            b = GButton(text="Take back", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            b.bind(on_release=lambda *_: self.take_back())
+            grid.add_widget(b)
         for c in metas:
             b = GButton(text=META_LABELS[c["type"]], bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
             b.bind(on_release=lambda b_, cmd=c: self._send_meta(cmd, b_))
@@ -193,6 +209,11 @@ class GameScreen(Screen):
             self.overlay = None
 
     # -- buttons ----------------------------------------------------------------------------
+    def take_back(self) -> None:
+        undo = getattr(self.session, "undo", None)
+        if undo is not None:
+            undo()
+
     def confirm_handoff(self) -> None:
         if self.session is not None:
             self.session.confirm_handoff()

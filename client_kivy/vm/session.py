@@ -250,6 +250,11 @@ class LocalSession(Session):
     """Seconds a bot may think on this device before it answers with its best move so far
     (the strongest levels run on the pure-Python core here)."""
     clock: Callable[[], float] = staticmethod(time.monotonic)
+    bot_pause: float = 0.25
+    """Seconds a bot waits before it plays (so a move is seen before the next one)."""
+    card_pause: float = 0.8
+    """Teka: seconds between bot cards, and (:attr:`trick_pause`) after a finished trick."""
+    trick_pause: float = 2.0
 
     def __init__(self, game_name: str, players: list[Obj], options: Obj | None = None,
                  store: Any = None, record: Obj | None = None, post: Post | None = None,
@@ -284,6 +289,10 @@ class LocalSession(Session):
         self._last_viewer: int | None = None
         self._bot_gen = 0
         self._stop = threading.Event()
+        self._hurry = threading.Event()
+        self.undo_marks: list[int] = list(self.record.get("undo_marks") or [])
+        """Lengths of the log before each command of the one person playing the computer:
+        :meth:`undo` goes back to the last of them."""
         self.connection = "local"
         self._save()
         self._update()
@@ -308,7 +317,8 @@ class LocalSession(Session):
             viewer = ALL if len(humans) != 1 else humans[0]
             self.handoff = None
         elif (self.game_name in HIDDEN_INFO_GAMES and len(humans) > 1 and viewer >= 0
-              and viewer != self._last_viewer and acting_humans):
+              and viewer != self._last_viewer and acting_humans
+              and self._has_secret(viewer)):
             self.handoff = viewer
         self._last_viewer = viewer if viewer >= 0 else self._last_viewer
         self.viewer = viewer
@@ -316,6 +326,12 @@ class LocalSession(Session):
         self.view = g.view(s, shown)
         self.legal = (g.legal_commands(s, viewer)
                       if viewer >= 0 and viewer in self.to_act and self.handoff is None else [])
+
+    def _has_secret(self, seat: int) -> bool:
+        """Whether ``seat``'s view shows anything the public view does not (a hand, a
+        drawing not yet revealed): only then must the tablet be handed over first."""
+        return bool(_public(self.game.view(self.state, seat))
+                    != _public(self.game.view(self.state, SPECTATOR)))
 
     def refresh(self) -> None:
         self._update()
@@ -342,8 +358,40 @@ class LocalSession(Session):
             self.notify()
             return False
         self.message = ""
+        if self.can_take_back_ever() and command.get("type") not in ("resign",):
+            self.undo_marks.append(len(self.events))
         self._apply(events)
         return True
+
+    # -- take back (a person against the computer) -------------------------------------------
+    def can_take_back_ever(self) -> bool:
+        humans = self.human_seats()
+        return len(humans) == 1 and len(humans) < len(self.players)
+
+    @property
+    def can_undo(self) -> bool:
+        return self.can_take_back_ever() and bool(self.undo_marks) and not self.closed
+
+    def undo(self) -> bool:
+        """Take back the person's last move (and the computer's answers since): the log
+        goes back to its state before that move; a bot at work is stopped."""
+        if not self.can_undo:
+            return False
+        self._bot_gen += 1
+        self.thinking = False
+        cut = self.undo_marks.pop()
+        self.events = self.events[:cut]
+        self.state = fold(self.game, self.events)
+        self.message = "Move taken back"
+        self._update()
+        self._save()
+        self.notify()
+        self._maybe_bot()
+        return True
+
+    def hurry(self) -> None:
+        """A tap on the table: the bot waiting to play (after a finished trick) goes on."""
+        self._hurry.set()
 
     def _apply(self, events: list[Obj]) -> None:
         for ev in events:
@@ -356,6 +404,7 @@ class LocalSession(Session):
 
     def _save(self) -> None:
         self.record["events"] = self.events
+        self.record["undo_marks"] = self.undo_marks
         self.record["finished"] = self.outcome is not None
         self.record["outcome"] = self.outcome
         if self.store is not None:
@@ -395,8 +444,12 @@ class LocalSession(Session):
         view = self.game.view(self.state, seat)
         self.notify()
         rng = Random(self.rng.getrandbits(64))
+        pause = self.pause_before(view)
+        self._hurry.clear()
 
         def work() -> None:
+            if pause > 0:
+                self._hurry.wait(pause)
             try:
                 cmd: Obj | None = self._bot_choose(seat, view, rng, gen)
                 err = ""
@@ -405,6 +458,15 @@ class LocalSession(Session):
             self.post(lambda: self._bot_done(gen, seat, cmd, err))  # type: ignore[misc]
 
         threading.Thread(target=work, daemon=True, name=f"bot-{seat}").start()
+
+    def pause_before(self, view: Obj) -> float:
+        """How long a bot waits before playing, so people can follow: a finished Teka trick
+        stays on the table :attr:`trick_pause` seconds (or until the table is tapped)."""
+        if self.game_name == "teka" and view.get("phase") == "play":
+            if not view.get("trick") and (view.get("last_trick") or {}).get("cards"):
+                return self.trick_pause
+            return self.card_pause
+        return self.bot_pause
 
     def _bot_choose(self, seat: int, view: Obj | None, rng: Random | None = None,
                     gen: int = 0) -> Obj:
@@ -454,6 +516,16 @@ class LocalSession(Session):
         self._stop.set()
         self._bot_gen += 1
         self.thinking = False
+
+
+def _public(view: Any) -> Any:
+    """A view without what only says who looks (``viewer``) and without empty fields."""
+    if isinstance(view, dict):
+        return {k: _public(v) for k, v in view.items()
+                if k != "viewer" and v not in (None, [], {}, "")}
+    if isinstance(view, list):
+        return [_public(v) for v in view]
+    return view
 
 
 class ReplayModel:

@@ -279,6 +279,9 @@ class TekaTable(BoardWidget):
             return False
         card = self.card_at(*touch.pos)
         if card is None:
+            hurry = getattr(self.session, "hurry", None)
+            if hurry is not None:
+                hurry()  # a tap on the table: the finished trick has been seen
             return False
         cmd = self.model.tap_card(card)
         if cmd is not None:
