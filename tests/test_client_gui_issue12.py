@@ -22,11 +22,12 @@ def bots(n):
 def test_a_new_game_shows_only_its_own_controls(app):  # noqa: F811
     """Teka (you + 3 bots) -> Menu -> Teeko -> Start: no Teka bid button on the Teeko screen,
     and the old buttons, if anything still held them, cannot reach the abandoned game."""
-    teka = start_local(app, "teka", [person("You")] + bots(3), {}, seed=11)
+    teka = start_local(app, "teka", [person("You"), *bots(3)], {}, seed=11)
     assert testing.wait_until(lambda: any(c["type"] in ("bid", "keep") for c in teka.legal)
                               or teka.view.get("phase") == "play", 30)
     old_screen = app.root.get_screen("game")
-    old_buttons = [b for b in find(old_screen, "GButton") if b.text not in ("< Menu", "Score sheet")]
+    old_buttons = [b for b in find(old_screen, "GButton")
+                   if b.text not in ("< Menu", "Score sheet")]
     assert old_buttons
     record_id = teka.record["id"]
     logged = len(app.store.load(record_id)["events"])
@@ -125,8 +126,8 @@ def test_you_win_by_name(app):  # noqa: F811
     app.leave_game()
 
 
-def message(app):
-    return app.root.get_screen("game").message
+def message(the_app):
+    return the_app.root.get_screen("game").message
 
 
 def test_illegal_taps_are_explained_and_teeko_taps_near_a_point_only(app):  # noqa: F811
@@ -152,11 +153,12 @@ def test_illegal_taps_are_explained_and_teeko_taps_near_a_point_only(app):  # no
 
 
 def test_teka_unplayable_card_says_why(app):  # noqa: F811
-    s = start_local(app, "teka", [person("Ann")] + bots(3), {}, seed=21)
+    s = start_local(app, "teka", [person("Ann"), *bots(3)], {}, seed=21)
     screen = app.root.get_screen("game")
     table = screen.board
-    from client_kivy.tour import play_random
     from random import Random
+
+    from client_kivy.tour import play_random
 
     # play until Ann must follow suit with some card she may not play
     rng = Random(3)
@@ -178,7 +180,7 @@ def test_teka_unplayable_card_says_why(app):  # noqa: F811
 
 
 def test_tedoku_does_not_fit_says_why(app):  # noqa: F811
-    s = start_local(app, "tedoku", [person("Ann")], {}, seed=3)
+    start_local(app, "tedoku", [person("Ann")], {}, seed=3)
     screen = app.root.get_screen("game")
     sheet = screen.board
     m = sheet.model
@@ -244,7 +246,7 @@ def test_teka_bots_are_paced_and_a_finished_trick_stays(app):  # noqa: F811
     table is tapped); bot cards come one by one, not all at once."""
     import time
 
-    s = start_local(app, "teka", [person("Ann")] + bots(3), seed=5)
+    s = start_local(app, "teka", [person("Ann"), *bots(3)], seed=5)
     table = app.root.get_screen("game").board
     from random import Random
 
