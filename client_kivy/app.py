@@ -192,8 +192,13 @@ class GamenightApp(App):
         if isinstance(session, LocalSession):
             self.start_local_game(session.game_name, session.players, session.options,
                                   kiosk=self.kiosk)
-        else:
+        else:  # online: the new-table form for the same game
+            game = session.game_name
             self.leave_game()
+            setup = self.root.get_screen("setup")
+            setup.online = True
+            self.show("setup")
+            setup.choose_game(game)
 
     # -- replay -----------------------------------------------------------------------------------
     def replay_session(self, session: Session | None) -> None:

@@ -89,6 +89,15 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
     def settle() -> None:
         testing.pump(4)
 
+    def close_modals() -> None:
+        from kivy.core.window import Window
+        from kivy.uix.modalview import ModalView
+
+        for w in list(Window.children):
+            if isinstance(w, ModalView):
+                w.dismiss(animation=False)
+        testing.pump(2)
+
     app.leave_game()
     app.show("home")
     settle()
@@ -187,8 +196,14 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
         board.changed()
     settle()
     yield "teka-play"
+    play_random(s, Random(9), lambda s: s.view.get("sheet") and s.view.get("phase") != "play"
+                and s.view.get("phase") != "bidding")
+    settle()
+    yield "teka-hand-summary"
+    close_modals()
     play_random(s, Random(9), lambda s: False)
     settle()
+    close_modals()
     yield "teka-end"
     from client_kivy.widgets.teka_table import ScoreSheet
 

@@ -297,3 +297,120 @@ def test_pass_and_play_tedoku_needs_no_hand_off(app):  # noqa: F811
     assert "N-S" in {w.text.split()[0] for w in find(screen.ids.extra, "WrapLabel")
                      if w.text}  # the score line stays beside it
     app.leave_game()
+
+
+def test_delete_in_saved_games_asks_first(app):  # noqa: F811
+    s = start_local(app, "tiku", [person("Ann"), person("Bob")], seed=4)
+    app.leave_game()
+    app.show("saved")
+    testing.pump(3)
+    saved = app.root.get_screen("saved")
+    row = next(r for r in find(saved, "SavedRow") if r.game_id == s.record["id"])
+    testing.tap(row.ids.delete)
+    [dlg] = dialogs()
+    testing.tap(dlg.ids.no)  # Keep
+    assert any(r["id"] == s.record["id"] for r in app.store.list())
+    row = next(r for r in find(saved, "SavedRow") if r.game_id == s.record["id"])
+    testing.tap(row.ids.delete)
+    testing.tap(dialogs()[0].ids.yes)
+    assert not any(r["id"] == s.record["id"] for r in app.store.list())
+    assert not any(r.game_id == s.record["id"] for r in find(saved, "SavedRow"))
+
+
+def test_unreachable_server_is_said_in_words(app):  # noqa: F811
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    app.show("connect")
+    testing.pump(2)
+    connect = app.root.get_screen("connect")
+    connect.ids.address.text = f"127.0.0.1:{port}"
+    connect.ids.name.text = "Ann"
+    testing.tap(connect.ids.guest)
+    assert testing.wait_until(lambda: connect.is_error, 15), connect.message
+    assert "Errno" not in connect.message and "Nothing answers at" in connect.message, \
+        connect.message
+    app.show("home")
+
+
+def test_bots_of_one_name_are_told_apart(app):  # noqa: F811
+    s = start_local(app, "teka", [person("Ann")] + [dict(BOT, name="Bot")] * 3, seed=3)
+    chips = app.root.get_screen("game").chips
+    testing.pump(2)
+    assert [c.name for c in chips] == ["Ann", "Bot East", "Bot South", "Bot West"]
+    assert all("easy bot" in c.extra for c in chips[1:])
+    assert "(bot" not in s.status_text()
+    app.leave_game()
+
+
+def test_teka_wording_and_replay_names(app):  # noqa: F811
+    s = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dan")], seed=11)
+    from random import Random
+
+    from client_kivy.tour import play_random
+
+    play_random(s, Random(2), lambda s: s.view.get("phase") == "play" and s.handoff is None
+                and bool(s.legal))
+    if s.handoff is not None:
+        s.confirm_handoff()
+    testing.pump(3)
+    screen = app.root.get_screen("game")
+    texts = [w.text for w in find(screen.ids.extra, "WrapLabel")]
+    assert not any("raised card" in t for t in texts), texts
+    assert not any(b.startswith("Raise to") for b in buttons(screen.ids.extra))
+    app.replay_session(s)
+    testing.pump(2)
+    replay = app.root.get_screen("replay")
+    assert replay.board.players == ["Ann", "Bob", "Cleo", "Dan"]
+    assert replay.board.name(1) == "Bob (East)"
+    app.leave_game()
+
+
+def test_tedoku_misfit_ghost_is_crossed_not_only_red(app):  # noqa: F811
+    from kivy.graphics import Line
+
+    s = start_local(app, "tedoku", [person("Ann")], seed=3)
+    sheet = app.root.get_screen("game").board
+    m = sheet.model
+
+    def lines():
+        return sum(isinstance(i, Line) for i in sheet.canvas.children)
+
+    m.anchor = None
+    sheet.changed()
+    plain = lines()
+    good = next(c for c in s.legal if c["type"] == "place")
+    m.set_ghost_to(good)
+    sheet.changed()
+    fits = lines()
+    m.anchor = (0, 0) if m.ghost_command() is not None else m.anchor
+    for cell in ("I9", "A9", "E5", "A1"):
+        m.tap(cell)
+        if m.ghost_command() is None and m.misfit_command() is not None:
+            break
+    sheet.changed()
+    assert m.ghost_command() is None
+    crossed = lines()
+    assert fits > plain and crossed >= plain + 2 * len(m.ghost_cells())
+    app.leave_game()
+
+
+def test_teka_end_of_hand_summary(app):  # noqa: F811
+    from random import Random
+
+    from kivy.core.window import Window
+
+    from client_kivy.tour import play_random
+
+    s = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dan")], seed=13)
+    play_random(s, Random(4), lambda s: bool(s.view.get("sheet")) or False)
+    testing.pump(3)
+    shown = [w for w in Window.children if type(w).__name__ == "HandSummary"]
+    assert len(shown) == 1, shown
+    texts = " / ".join(w.text for w in find(shown[0], "WrapLabel"))
+    assert "Hand 1 is over" in texts and "Match: N-S" in texts and "Tricks:" in texts, texts
+    testing.tap(by_text(shown[0], "Next hand"))
+    assert not [w for w in Window.children if type(w).__name__ == "HandSummary"]
+    app.leave_game()

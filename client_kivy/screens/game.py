@@ -184,7 +184,7 @@ class GameScreen(Screen):
             b = GButton(text="Replay")
             b.bind(on_release=lambda *_: self.open_replay())
             grid.add_widget(b)
-            b = GButton(text="New game")
+            b = GButton(text="Rematch" if s.kind == "local" else "New table")
             b.bind(on_release=lambda *_: self.new_game())
             grid.add_widget(b)
 

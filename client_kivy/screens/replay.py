@@ -49,6 +49,8 @@ class ReplayScreen(Screen):
         self.title = title or f"Replay: {model.game_name.capitalize()}"
         self.ids.board_box.clear_widgets()
         self.board = make_board(model.game_name)
+        if hasattr(self.board, "players"):  # the Teka table names its seats
+            self.board.players = [str(p.get("name") or "") for p in model.players]
         self.ids.board_box.add_widget(self.board)
         self.length = model.length
         self._show()

@@ -24,9 +24,15 @@ class SavedRow(BoxLayout):
         App.get_running_app().open_saved(self.game_id)
 
     def on_delete(self) -> None:
-        app = App.get_running_app()
-        app.store.delete(self.game_id)
-        app.root.get_screen("saved").reload()
+        from client_kivy.widgets.common import ask
+
+        def delete() -> None:
+            app = App.get_running_app()
+            app.store.delete(self.game_id)
+            app.root.get_screen("saved").reload()
+
+        ask("Delete this game?", delete, "Delete", "Keep",
+            "It goes from this tablet for good, with its replay.")
 
 
 class SavedScreen(Screen):

@@ -24,6 +24,25 @@ from client_kivy.vm.session import Post, Session
 Obj = dict[str, Any]
 
 
+def unreachable_text(base: str, reason: Any) -> str:
+    """Why a server cannot be reached, in words a player can act on (not "[Errno 111]")."""
+    import errno
+    import socket
+
+    where = base.replace("http://", "").replace("https://", "").rstrip("/")
+    code = getattr(reason, "errno", None)
+    if isinstance(reason, socket.gaierror):
+        return f"No computer is called {where.split(':')[0]}: check the address"
+    if isinstance(reason, (TimeoutError, socket.timeout)) or code == errno.ETIMEDOUT:
+        return f"No answer from {where}: is this tablet on the same Wi-Fi as the server?"
+    if code == errno.ECONNREFUSED:
+        return f"Nothing answers at {where}: is the server running, on that port?"
+    if code in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        return f"Cannot reach {where}: is this tablet on the same network as the server?"
+    text = str(getattr(reason, "strerror", None) or reason)
+    return f"Cannot reach {where}: {text}"
+
+
 class ApiError(Exception):
     def __init__(self, code: str, reason: str, status: int = 0) -> None:
         super().__init__(reason)
@@ -80,7 +99,7 @@ class Api:
                 raise ApiError("http", f"server answered {e.code}", e.code) from None
         except (urllib.error.URLError, OSError) as e:
             reason = getattr(e, "reason", e)
-            raise ApiError("unreachable", f"cannot reach {self.base}: {reason}") from None
+            raise ApiError("unreachable", unreachable_text(self.base, reason)) from None
         if raw:
             return text
         return json.loads(text) if text else None

@@ -122,11 +122,23 @@ class TedokuSheet(BoardWidget):
         ghost = m.ghost()
         if ghost:
             ok = m.ghost_command() is not None
-            Color(*((0.2, 0.75, 0.35, 0.75) if ok else (0.9, 0.25, 0.2, 0.6)))
             for r, c in ghost:
                 if 0 <= r < 9 and 0 <= c < 9:
                     x, y = gx + c * cs, gy + (8 - r) * cs
-                    Rectangle(pos=(x + cs * 0.05, y + cs * 0.05), size=(cs * 0.9, cs * 0.9))
+                    if ok:  # fits: a solid square with a tick-like inner frame
+                        Color(0.2, 0.75, 0.35, 0.75)
+                        Rectangle(pos=(x + cs * 0.05, y + cs * 0.05), size=(cs * 0.9, cs * 0.9))
+                        Color(1, 1, 1, 0.9)
+                        Line(rectangle=(x + cs * 0.2, y + cs * 0.2, cs * 0.6, cs * 0.6),
+                             width=dp(1.6))
+                    else:  # does not fit: hatched and crossed (shape, not colour alone)
+                        Color(0.9, 0.25, 0.2, 0.45)
+                        Rectangle(pos=(x + cs * 0.05, y + cs * 0.05), size=(cs * 0.9, cs * 0.9))
+                        Color(0.55, 0.05, 0.05, 0.95)
+                        Line(points=[x + cs * 0.15, y + cs * 0.15, x + cs * 0.85, y + cs * 0.85],
+                             width=dp(2.2))
+                        Line(points=[x + cs * 0.15, y + cs * 0.85, x + cs * 0.85, y + cs * 0.15],
+                             width=dp(2.2))
 
     def on_touch_up(self, touch: Any) -> bool:
         if not self.collide_point(*touch.pos):

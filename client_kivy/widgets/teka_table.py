@@ -99,6 +99,22 @@ class TekaTable(BoardWidget):
             self.viewer = self.session.viewer
             self.players = [self.session.player_name(i) for i in range(4)]
         self.model.update(view or {}, legal, self.viewer)
+        rows = len((view or {}).get("sheet") or [])
+        if self.session is not None and self._sheet_rows is not None \
+                and rows > self._sheet_rows:
+            self.show_summary(dict(view or {}))
+        if view:
+            self._sheet_rows = rows
+
+    _sheet_rows: int | None = None
+    summary: Any = None
+
+    def show_summary(self, view: dict[str, Any]) -> None:
+        """The end-of-hand summary: contract, tricks, points, the match score."""
+        if self.summary is not None:
+            self.summary.dismiss(animation=False)
+        self.summary = HandSummary(view, self.name)
+        self.summary.open(animation=False)
 
     def name(self, seat: int) -> str:
         if seat < len(self.players) and self.players[seat]:
@@ -349,9 +365,9 @@ class TekaTable(BoardWidget):
                 if cmd is not None:
                     add(f"+ {sig}", cmd, False)
         elif m.playable():
-            hint = "Your turn: tap a raised card"
+            hint = "Your turn: tap a card to play (the bright ones can be played)"
         for c in m.commands("raise"):
-            add(f"Raise to {c['to']}", c, False)
+            add(f"Bid {c['to']} instead", c, False)
         for c in m.commands("accept_raise"):
             add("Accept raise", c)
             hint = f"Declarer proposes {m.view.get('raise', {}).get('pending')}: accept?"
@@ -369,6 +385,58 @@ class TekaTable(BoardWidget):
         sheet = GButton(text="Score sheet", bg=(1, 1, 1, 0.14), fg=IVORY)
         sheet.bind(on_release=lambda *_: ScoreSheet(m.view).open())
         box.add_widget(sheet)
+
+
+class HandSummary(ModalView):
+    """After each hand: who bid what, made or failed, tricks, points and the match score.
+    A tap anywhere (or "Next hand") closes it."""
+
+    def __init__(self, view: dict[str, Any], name: Any = None, **kw: Any) -> None:
+        super().__init__(size_hint=(None, None), background_color=(0, 0, 0, 0.45), **kw)
+        row = (view.get("sheet") or [{}])[-1]
+        target = (view.get("options") or {}).get("target", 104)
+        body = BoxLayout(orientation="vertical", padding=dp(16), spacing=dp(6),
+                         size_hint_y=None)
+        body.bind(minimum_height=body.setter("height"))
+        with body.canvas.before:
+            Color(0.04, 0.16, 0.12, 0.97)
+            self._bg = RoundedRectangle(radius=[dp(16)])
+        body.bind(pos=lambda w, p: setattr(self._bg, "pos", p),
+                  size=lambda w, s: setattr(self._bg, "size", s))
+        bidder = int(row.get("bidder", 0)) % 4
+        who = name(bidder) if name is not None else SEAT_NAMES[bidder]
+        bid = "Double 13" if row.get("double13") else str(row.get("bid"))
+        trumps = SUIT_SYMBOL.get(row.get("trumps") or "", "")
+        tricks = row.get("tricks") or [0, 0]
+        pts = row.get("points") or [0, 0]
+        totals = row.get("totals") or view.get("scores") or [0, 0]
+        made = "made it" if row.get("made") else "went down"
+        lines = [
+            (f"Hand {row.get('hand', len(view.get('sheet') or []))} is over", sp(22), BRASS,
+             True),
+            (f"{who} bid {bid}{trumps} and {made}", sp(17), IVORY, True),
+            (f"Tricks: N-S {tricks[0]}  ·  E-W {tricks[1]}", sp(16), IVORY, False),
+            (f"This hand: N-S {int(pts[0]):+d}  ·  E-W {int(pts[1]):+d}", sp(16), IVORY, False),
+            (f"Match: N-S {totals[0]}  ·  E-W {totals[1]}  (to {target})", sp(17), BRASS, True),
+        ]
+        for text, size, colour, bold in lines:
+            symbols = any(ch in text for ch in SUIT_SYMBOL.values())
+            body.add_widget(WrapLabel(text=text, font_size=size, color=colour,
+                                      bold=bold and not symbols,
+                                      font_name=SYMBOL_FONT if symbols else "Roboto"))
+        close = GButton(text="Next hand" if view.get("outcome") is None else "Close")
+        close.bind(on_release=lambda *_: self.dismiss(animation=False))
+        body.add_widget(close)
+        self.body = body
+        self.add_widget(body)
+        from kivy.core.window import Window
+
+        self.width = min(Window.width - dp(24), dp(460))
+        body.bind(height=lambda _w, h: setattr(self, "height", h))
+
+    def on_touch_down(self, touch: Any) -> bool:
+        self.dismiss(animation=False)
+        return True
 
 
 class ScoreChart(Widget):
