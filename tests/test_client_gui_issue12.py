@@ -414,3 +414,17 @@ def test_teka_end_of_hand_summary(app):  # noqa: F811
     testing.tap(by_text(shown[0], "Next hand"))
     assert not [w for w in Window.children if type(w).__name__ == "HandSummary"]
     app.leave_game()
+
+
+def test_rematch_after_a_finished_game(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], seed=14)
+    screen = app.root.get_screen("game")
+    testing.tap(buttons(screen.ids.actions)["Resign"])
+    testing.tap(buttons(screen.ids.actions)["Sure? Tap again"])
+    assert s.outcome is not None
+    testing.tap(buttons(screen.ids.actions)["Rematch"])
+    again = app.session
+    assert again is not s and s.closed and again.outcome is None
+    assert again.players == s.players and len(again.events) == 1
+    assert app.root.get_screen("game") is not screen  # a new screen for the new game
+    app.leave_game()

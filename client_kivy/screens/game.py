@@ -113,6 +113,9 @@ class GameScreen(Screen):
         if self.session is not None:
             self.session.unsubscribe(self._trigger)
         if self.board is not None:
+            summary = getattr(self.board, "summary", None)
+            if summary is not None:  # a Teka hand summary open over the window
+                summary.dismiss(animation=False)
             self.board.session = None
             self.board = None
         for box in (self.ids.board_box, self.ids.extra, self.ids.actions, self.ids.players):

@@ -31,8 +31,10 @@ def grid_origin(x0: float, y0: float, side: float,
                 labels: bool) -> tuple[float, float, float, float]:
     """Lower-left corner of the grid, cell size and label margin of a sheet drawn at x0, y0."""
     margin = side * 0.07 if labels else 0
-    cs = (side - margin) / 9
-    return x0 + margin, y0 + (margin * 0.15 if labels else 0), cs, margin
+    # the outer lines are thick: keep their whole width on the paper (right and top too)
+    cs = (side - margin - dp(3)) / 9
+    edge = margin if labels else dp(1.5)
+    return x0 + edge, y0 + (margin * 0.15 if labels else dp(1.5)), cs, margin
 
 
 def draw_sheet(x0: float, y0: float, side: float, sheet: list[str], lit: set[str],

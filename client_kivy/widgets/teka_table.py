@@ -431,8 +431,15 @@ class HandSummary(ModalView):
         self.add_widget(body)
         from kivy.core.window import Window
 
-        self.width = min(Window.width - dp(24), dp(460))
         body.bind(height=lambda _w, h: setattr(self, "height", h))
+        Window.bind(size=self._fit)
+        self.bind(on_dismiss=lambda *_: Window.unbind(size=self._fit))
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        from kivy.core.window import Window
+
+        self.width = min(Window.width - dp(24), dp(460))
 
     def on_touch_down(self, touch: Any) -> bool:
         self.dismiss(animation=False)
