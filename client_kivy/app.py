@@ -21,7 +21,8 @@ from client_kivy.vm.store import LocalStore
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KV_FILES = ["theme.kv", "screens/home.kv", "screens/setup.kv", "screens/game.kv",
-            "screens/replay.kv", "screens/saved.kv", "screens/connect.kv", "screens/lobby.kv"]
+            "screens/replay.kv", "screens/saved.kv", "screens/connect.kv", "screens/lobby.kv",
+            "screens/settings.kv"]
 _loaded = False
 
 
@@ -31,7 +32,7 @@ def load_kv() -> None:
         return
     _loaded = True
     # Widget classes must be registered before their rules are applied.
-    from client_kivy.screens import game, home, replay, saved, setup  # noqa: F401
+    from client_kivy.screens import game, home, replay, saved, settings, setup  # noqa: F401
     from client_kivy.widgets import common  # noqa: F401
 
     try:
@@ -84,6 +85,9 @@ class GamenightApp(App):
         # The game screen is made per game (open_session) and destroyed when it is left
         sm.add_widget(ReplayScreen(name="replay"))
         sm.add_widget(SavedScreen(name="saved"))
+        from client_kivy.screens.settings import SettingsScreen
+
+        sm.add_widget(SettingsScreen(name="settings"))
         try:
             from client_kivy.screens.connect import ConnectScreen
             from client_kivy.screens.lobby import LobbyScreen
@@ -135,10 +139,18 @@ class GamenightApp(App):
     def start_local_game(self, game: str, players: list[dict[str, Any]], options: dict[str, Any],
                          kiosk: bool = False, seed: int | None = None) -> LocalSession:
         session = LocalSession(game, players, options, store=self.store, post=kiv_post, seed=seed)
+        self.apply_settings(session)
         self.settings.set("last_game", game)
         self.set_kiosk(kiosk)
         self.open_session(session, title=table_title(game, players))
         return session
+
+    def apply_settings(self, session: LocalSession) -> None:
+        """The settings screen's bot speed and think time, for a game on this device."""
+        session.pace = float(self.settings.get("bot_pace", 1.0))
+        think = self.settings.get("bot_think")
+        if think:
+            session.bot_time_limit = float(think)
 
     def open_session(self, session: Session, title: str = "") -> None:
         """Show ``session`` on a new game screen. The previous game's screen, its widgets and
@@ -166,6 +178,7 @@ class GamenightApp(App):
             return
         session = LocalSession(record["game"], record["players"], record=record,
                                store=self.store, post=kiv_post)
+        self.apply_settings(session)
         self.open_session(session, title=table_title(record["game"], record["players"]))
 
     def leave_game(self) -> None:

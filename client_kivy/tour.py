@@ -110,9 +110,23 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
         settle()
         yield "setup" if g == "teeko" else f"setup-{g}"
     setup.choose_game("teeko")
+    # a server announced on loopback (mDNS), as the connect screen lists it at a game night
+    club = None
+    try:
+        from server.ops import announce
+
+        club = announce.start(8000, "127.0.0.1", "Friday club")
+    except Exception:  # no zeroconf here: the screen without a server heard
+        club = None
+    app.lobby.api = None  # not connected yet
     app.show("connect")
+    connect = app.root.get_screen("connect")
+    if club is not None and "found" in connect.ids:
+        testing.wait_until(lambda: bool(connect.ids.found.children), 8)
     settle()
     yield "connect"
+    if club is not None:
+        club.stop()
     sample_lobby(app)
     app.show("lobby")
     settle()
@@ -123,6 +137,9 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
     settle()
     yield "setup-online"
     setup.online = False
+    app.show("settings")
+    settle()
+    yield "settings"
     if not games:
         return
     you = human("Ann")

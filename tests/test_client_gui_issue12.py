@@ -245,36 +245,53 @@ def test_teka_bots_are_paced_and_a_finished_trick_stays(app):  # noqa: F811
     """You + 3 bots: a trick the bots finish stays on the table for a moment (or until the
     table is tapped); bot cards come one by one, not all at once."""
     import time
+    from random import Random
 
     s = start_local(app, "teka", [person("Ann"), *bots(3)], seed=5)
     table = app.root.get_screen("game").board
-    from random import Random
-
+    stamps = []  # (events in the log, time) at each change the screen is told of
+    s.subscribe(lambda: stamps.append((len(s.events), time.monotonic(), s.view.get("phase"),
+                                       len(s.view.get("trick") or []),
+                                       table.model.showing_last())))
     rng = Random(1)
-    seen_pause = None
-    times = []
     for _ in range(300):
-        assert testing.wait_until(lambda: s.my_turn or s.outcome is not None
-                                  or (s.view.get("phase") == "play" and not s.view.get("trick")
-                                      and (s.view.get("last_trick") or {}).get("cards")
-                                      and (s.view["last_trick"]["winner"] != 0)), 40)
-        v = s.view
-        if (v.get("phase") == "play" and not v.get("trick") and not s.my_turn
-                and (v.get("last_trick") or {}).get("cards")):
-            # a bot won the trick and leads next: the trick stays on the table a while
-            start = time.monotonic()
-            n = len(s.events)
-            assert table.model.showing_last() is not None
-            testing.wait_until(lambda: len(s.events) > n, 10)  # noqa: B023
-            seen_pause = time.monotonic() - start
+        assert testing.wait_until(lambda: s.my_turn or s.outcome is not None, 60)
+        if s.view.get("phase") == "play" and len(s.view.get("tricks") or []) >= 3:
             break
         cmds = [c for c in s.legal if c["type"] not in ("resign", "raise")]
-        before = len(s.events)
-        times.append(time.monotonic())
         s.send(rng.choice(cmds))
-        assert len(s.events) > before
-    assert seen_pause is not None and seen_pause >= 1.0, seen_pause
-    # a tap on the table hurries the wait
+    # each play in the log with the time it came; a bot's card after a finished trick (a
+    # bot's lead) came at least trick_pause later, and bot cards at least card_pause apart
+    def came(index):
+        """When the screen first heard of a log holding event ``index``."""
+        return next((t for n, t, *_rest in stamps if n > index), None)
+
+    from core.api import ALL
+
+    state = s.game.initial()
+    leads = set()  # indices of play events that lead a trick after a finished one
+    for i, ev in enumerate(s.events):
+        if ev.get("type") == "play":
+            v = s.game.view(state, ALL)
+            if not v.get("trick") and (v.get("last_trick") or {}).get("cards"):
+                leads.add(i)
+        state = s.game.evolve(state, ev)
+    plays = [(i, e) for i, e in enumerate(s.events) if e.get("type") == "play"]
+    leads_after_trick = []
+    card_gaps = []
+    for k in range(1, len(plays)):
+        i, ev = plays[k]
+        j, prev = plays[k - 1]
+        ti, tj = came(i), came(j)
+        if ev["seat"] == 0 or ti is None or tj is None:
+            continue  # a person's card comes when they tap
+        if i in leads:  # a bot leads after a finished trick: it stayed on the table first
+            leads_after_trick.append(ti - tj)
+        elif prev["seat"] != 0:
+            card_gaps.append(ti - tj)
+    assert leads_after_trick and min(leads_after_trick) >= s.trick_pause * 0.9, \
+        leads_after_trick
+    assert card_gaps and min(card_gaps) >= s.card_pause * 0.9, card_gaps
     app.leave_game()
 
 
@@ -428,3 +445,29 @@ def test_rematch_after_a_finished_game(app):  # noqa: F811
     assert again.players == s.players and len(again.events) == 1
     assert app.root.get_screen("game") is not screen  # a new screen for the new game
     app.leave_game()
+
+
+def test_settings_name_bot_speed_and_think_time(app):  # noqa: F811
+    app.show("home")
+    testing.pump(2)
+    testing.tap(app.root.get_screen("home").ids.settings)
+    assert app.root.current == "settings"
+    screen = app.root.get_screen("settings")
+    screen.ids.name.text = "Zoe"
+    testing.tap(by_text(screen, "Fast"))
+    testing.tap(by_text(screen, "2 s"))
+    testing.tap(screen.ids.back)
+    assert app.root.current == "home"
+    assert app.settings.get("name") == "Zoe"
+    testing.tap(app.root.get_screen("home").ids.play_here)
+    setup = app.root.get_screen("setup")
+    testing.tap(by_text(setup, "Teka"))
+    assert setup.players()[0]["name"] == "Zoe"
+    testing.tap(setup.ids.start)
+    s = app.session
+    assert s.bot_time_limit == 2.0 and s.pause_before({"phase": "play"}) == 0.0
+    app.leave_game()
+    # back to the defaults for the other tests
+    app.settings.set("bot_pace", 1.0)
+    app.settings.set("bot_think", 8.0)
+    app.settings.set("name", "")

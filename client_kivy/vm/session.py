@@ -255,6 +255,8 @@ class LocalSession(Session):
     card_pause: float = 0.8
     """Teka: seconds between bot cards, and (:attr:`trick_pause`) after a finished trick."""
     trick_pause: float = 2.0
+    pace: float = 1.0
+    """All the pauses above times this (the settings' bot speed: 2 slow, 1, 0 fast)."""
 
     def __init__(self, game_name: str, players: list[Obj], options: Obj | None = None,
                  store: Any = None, record: Obj | None = None, post: Post | None = None,
@@ -464,9 +466,9 @@ class LocalSession(Session):
         stays on the table :attr:`trick_pause` seconds (or until the table is tapped)."""
         if self.game_name == "teka" and view.get("phase") == "play":
             if not view.get("trick") and (view.get("last_trick") or {}).get("cards"):
-                return self.trick_pause
-            return self.card_pause
-        return self.bot_pause
+                return self.trick_pause * self.pace
+            return self.card_pause * self.pace
+        return self.bot_pause * self.pace
 
     def _bot_choose(self, seat: int, view: Obj | None, rng: Random | None = None,
                     gen: int = 0) -> Obj:
