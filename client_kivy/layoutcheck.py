@@ -121,9 +121,11 @@ def problems(app: Any, where: str = "") -> list[str]:
         stack = list(start)
         while stack:
             w = stack.pop()
+            if w.opacity <= 0.01:
+                continue
+            stack.extend(w.children)  # a box of no size does not hide what is in it
             if not _visible(w):
                 continue
-            stack.extend(w.children)
             name = f"{where}: {type(w).__name__}"
             text = getattr(w, "text", "")
             if isinstance(w, ButtonBehavior):

@@ -75,11 +75,27 @@ class GameScreen(Screen):
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self._trigger = Clock.create_trigger(self._sync, -1)
+        self.ids.main.bind(orientation=self._arrange)
+        Clock.schedule_once(self._arrange, 0)
         self.board: Any = None
         self.overlay: HandoffOverlay | None = None
         self.chips: list[PlayerChip] = []
         self._actions_key: Any = None
         self.clocks: SeatClocks | None = None
+
+    def _arrange(self, *_: Any) -> None:
+        """Upright (a phone): the panel under the board starts with whose turn it is and
+        the game's buttons, the players last, so the buttons are in view without
+        scrolling; on its side the players come first."""
+        inner, players = self.ids.inner, self.ids.players
+        upright = self.ids.main.orientation == "vertical"
+        at_end = inner.children and inner.children[0] is players
+        if upright and not at_end:
+            inner.remove_widget(players)
+            inner.add_widget(players)  # last in the box: at the bottom
+        elif not upright and at_end:
+            inner.remove_widget(players)
+            inner.add_widget(players, index=len(inner.children))
 
     # -- session wiring -------------------------------------------------------------------
     def set_session(self, session: Session, title: str = "") -> None:

@@ -42,7 +42,7 @@ class HomeDeco(Widget):
 
     def _draw(self, *_: Any) -> None:
         self.canvas.clear()
-        r = min(self.height * 0.22, dp(34))
+        r = min(self.height * 0.22, dp(34), self.width / 10.5)
         if r < dp(8):
             return
         cx, cy = self.center

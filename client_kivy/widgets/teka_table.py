@@ -192,9 +192,11 @@ class TekaTable(BoardWidget):
         won = v.get("tricks_won") or [0, 0]
         cx, cy = tx + tw / 2, ty + th / 2
         if contract:
-            draw_text(contract, cx, ty + th * 0.78, lab * 1.05, BRASS, True)
-            draw_text(f"Tricks  N-S {won[0]}  ·  E-W {won[1]}", cx, ty + th * 0.71, lab * 0.9,
-                      IVORY)
+            tricks_line = f"Tricks  N-S {won[0]}  ·  E-W {won[1]}"
+            if th >= dp(300):
+                draw_text(contract, cx, ty + th * 0.78, lab * 1.05, BRASS, True)
+                draw_text(tricks_line, cx, ty + th * 0.71, lab * 0.9, IVORY)
+            # a small table (a phone): the contract is in the panel beside (side_widgets)
         raise_info = v.get("raise") or {}
         if raise_info.get("pending"):
             draw_text(f"Raise to {raise_info['pending']} proposed: waiting for the answers",
@@ -322,8 +324,10 @@ class TekaTable(BoardWidget):
     def side_widgets(self, box: Any) -> None:
         self._box = box
         m = self.model
+        small = self.height - self.hand_height() < dp(300)
         key = (json.dumps(m.legal, sort_keys=True), m.selected, m.phase,
-               json.dumps(m.view.get("sheet")))
+               json.dumps(m.view.get("sheet")), small,
+               json.dumps([m.view.get("contract"), m.view.get("tricks_won")]))
         if key == self._side_key:
             return
         self._side_key = key
@@ -377,6 +381,11 @@ class TekaTable(BoardWidget):
             box.add_widget(WrapLabel(text=hint, font_size=sp(16), color=BRASS,
                                      font_name="DejaVuSans"))
         box.add_widget(grid)
+        if small and m.contract_text():  # not drawn on a small table: said here
+            won = m.view.get("tricks_won") or [0, 0]
+            box.add_widget(WrapLabel(
+                text=f"{m.contract_text()}  ·  tricks N-S {won[0]}, E-W {won[1]}",
+                font_size=sp(15), color=BRASS, font_name=SYMBOL_FONT))
         scores = m.view.get("scores") or [0, 0]
         line = WrapLabel(text=f"N-S {scores[0]}  ·  E-W {scores[1]}  (to "
                               f"{(m.view.get('options') or {}).get('target', 104)})",
