@@ -89,7 +89,7 @@ class GameScreen(Screen):
         scrolling; on its side the players come first."""
         inner, players = self.ids.inner, self.ids.players
         upright = self.ids.main.orientation == "vertical"
-        at_end = inner.children and inner.children[0] is players
+        at_end = bool(inner.children) and inner.children[0] == players  # ids: a proxy
         if upright and not at_end:
             inner.remove_widget(players)
             inner.add_widget(players)  # last in the box: at the bottom

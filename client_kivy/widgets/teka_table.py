@@ -185,7 +185,9 @@ class TekaTable(BoardWidget):
             if seat != self.viewer and m.full_hand(seat):
                 line = m.hand_line(seat)
                 below = by - lab * 0.9 if pos != "bottom" else by + bh + lab * 0.9
-                draw_text(line, bx + bw / 2, below if pos != "top" else by - lab * 0.9,
+                lw = text_texture(line, lab * 0.9, IVORY).width
+                lx = max(tx + lw / 2 + dp(2), min(bx + bw / 2, tx + tw - lw / 2 - dp(2)))
+                draw_text(line, lx, below if pos != "top" else by - lab * 0.9,
                           lab * 0.9, IVORY)
         # contract and tricks won
         contract = m.contract_text()
@@ -310,6 +312,17 @@ class TekaTable(BoardWidget):
             self.clear_explanation()
         self.changed()
         return True
+
+    _small: bool | None = None
+
+    def _redraw(self, *args: Any) -> None:
+        super()._redraw(*args)
+        small = self.height - self.hand_height() < dp(300)
+        if small != self._small:  # resized: the contract moves between table and panel
+            self._small = small
+            if self._box is not None and self.session is not None:
+                self._side_key = None
+                self.side_widgets(self._box)
 
     def changed(self) -> None:
         """Redraw after a local change (a card selected): the table and its buttons."""
