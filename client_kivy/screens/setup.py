@@ -128,16 +128,11 @@ class SetupScreen(Screen):
             self._add_time_rules(box, game)
 
     def _add_time_rules(self, box: Any, game: str) -> None:
-        from kivy.uix.gridlayout import GridLayout
-
         rows = [("time", "Time", clocks.time_choices(game)),
                 ("abandon", "Hand abandoned seats to a bot after", clocks.ABANDON_CHOICES)]
         for key, label, values in rows:
-            box.add_widget(Label(text=label, color=MUTED, size_hint_y=None, height=dp(22),
-                                 halign="left", text_size=(None, None)))
-            grid = GridLayout(cols=3, spacing=dp(6), size_hint_y=None,
-                              row_default_height=dp(50), row_force_default=True)
-            grid.bind(minimum_height=grid.setter("height"))
+            box.add_widget(WrapLabel(text=label, color=MUTED, halign="left"))
+            grid = FlowGrid(cell_width=dp(100), max_cols=3, spacing=dp(6))
             for value, vlabel in values:
                 t = GToggle(text=vlabel, group=f"time-{game}-{key}", value=value,
                             state="down" if value == self.time_values[key] else "normal")
