@@ -140,3 +140,23 @@ def test_abandoned_seat_handed_to_a_bot(app, daphne_server, server_runtime):  # 
     assert testing.wait_until(lambda: session.seq >= seq + 2 and session.my_turn, 15), (
         session.seq, session.message)
     app.leave_game()
+
+
+def test_chess_clock_shows_both_players_time(app, daphne_server, server_runtime):  # noqa: F811
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    game = Api(daphne_server.http).create(
+        "teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
+        join={"seat": 0, "name": "Ann"}, table={"clock": 300, "increment": 5})
+    app.online_play(game, 0, game["joined"]["secret"])
+    screen = app.root.get_screen("game")
+    session = app.session
+    assert testing.wait_until(lambda: session.clock is not None and session.my_turn, 15)
+    mine, theirs = screen.clocks.labels
+    assert testing.wait_until(lambda: mine.text and theirs.text, 5)
+    assert theirs.text == "5:00" and 280 <= seconds(mine.text) <= 300
+    first = seconds(mine.text)
+    assert testing.wait_until(lambda: seconds(mine.text) <= first - 2, 8), mine.text
+    assert theirs.text == "5:00" and not mine.urgent  # only the waited seat's clock runs
+    app.leave_game()
