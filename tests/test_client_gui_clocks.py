@@ -16,6 +16,17 @@ testing.headless(960, 640)
 pytestmark = [pytest.mark.gui, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.fixture(autouse=True)
+def leave_as_found(app):  # noqa: F811
+    """The app is one per process: after each test, no game open and not connected (the
+    next test file's connect screen starts from scratch)."""
+    yield
+    if app.session is not None:
+        app.leave_game()
+    app.lobby.logout()
+    app.show("home")
+
+
 def connect_lobby(app, daphne_server, name="Ann"):  # noqa: F811
     if not app.lobby.connected or app.lobby.api.base != daphne_server.http:
         app.lobby.connect(daphne_server.http, name=name)
