@@ -1246,7 +1246,12 @@ def report(f: Figures) -> None:
           + f"; hello ahead of the log {f.last_seq_ahead}")
     for line in f.order_detail:
         print(f"  order: {line}")
-    for pid, r in f.rss.items():
+    if len(f.rss) > 4:  # (a fault run: a daphne for each kill -9)
+        ends = [r["end"] for r in f.rss.values()]
+        print(f"{len(f.rss)} daphne processes one after the other: RSS at their ends "
+              f"{min(ends):.1f}-{max(ends):.1f} MB, largest "
+              f"{max(r['max'] for r in f.rss.values()):.1f} MB")
+    for pid, r in f.rss.items() if len(f.rss) <= 4 else ():
         print(f"daphne pid {pid} RSS: start {r['start']:.1f} MB, half-way {r['middle']:.1f} MB, "
               f"end {r['end']:.1f} MB ({r['minutes']:.1f} min after the start), "
               f"max {r['max']:.1f} MB")
