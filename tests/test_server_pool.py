@@ -201,6 +201,31 @@ async def test_no_free_connection(transactional_db: Any, tmp_path: Path) -> None
         stop_daphne(server)
 
 
+async def test_a_pool_lent_for_a_moment_is_healthy(transactional_db: Any, tmp_path: Path) -> None:
+    """The only sync connection is held for about 2 s (a state request waiting on a lock):
+    ``/healthz`` waits for it as a request would (pool timeout 6 s) and answers 200. It
+    said 503 "busy" after a second, so a balancer took a working daphne out under load."""
+    server = start(tmp_path, GAMENIGHT_DB_POOL="1", GAMENIGHT_DB_POOL_TIMEOUT="6")
+    lock = direct()
+    try:
+        g = new_game(server)
+        lock.execute("BEGIN")
+        lock.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")
+        held = asyncio.ensure_future(asyncio.to_thread(
+            http, server, "GET", f"/api/games/{g['id']}/state/"))
+        await blocked_on(lock, "games_game")  # (the one sync connection waits)
+        health = asyncio.ensure_future(asyncio.to_thread(http, server, "GET", "/healthz"))
+        await asyncio.sleep(2)
+        lock.execute("COMMIT")
+        status, body = await health
+        assert status == 200 and body["database"] == "ok", body
+        assert (await held)[0] == 200
+    finally:
+        with contextlib.suppress(Exception):
+            lock.close()
+        stop_daphne(server)
+
+
 class Proxy:
     """TCP on 127.0.0.1 to the embedded PostgreSQL's Unix socket; ``down()`` cuts every
     connection and refuses new ones (the database is gone), ``up()`` brings it back."""

@@ -542,15 +542,17 @@ def is_api(request: HttpRequest) -> bool:
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
-    """For a load balancer or a process monitor: 200 when a pooled connection answers within a
-    second, else 503 naming why: ``"database": "busy"`` (every connection of this process's
-    pool is in use) or ``"down"`` (PostgreSQL cannot be reached). ``pools`` gives the
+    """For a load balancer or a process monitor: 200 when a pooled connection answers within
+    the time any request waits for one (``GAMENIGHT_DB_POOL_TIMEOUT``), else 503 naming why:
+    ``"database": "busy"`` (no connection of this process's pool came free in that time: a
+    request arriving now would be refused too) or ``"down"`` (PostgreSQL cannot be reached).
+    A pool that is all lent at the moment but still serving is healthy. ``pools`` gives the
     process's pool sizes and use."""
     pool = dbpool.sync_pool()
     try:
         if pool is not None:
             pool.open()
-            with pool.connection(timeout=min(1.0, float(pool.timeout))) as conn:
+            with pool.connection(timeout=float(pool.timeout)) as conn:
                 conn.execute("SELECT 1")
         else:
             with connection.cursor() as cur:

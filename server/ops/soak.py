@@ -333,9 +333,11 @@ def connection_bound(workers: int) -> tuple[int, str]:
 
     gn = getattr(settings, "GAMENIGHT", {})
     if "DB_POOL" in gn:  # (server/settings.py: the bound of one process)
-        per = int(gn["DB_POOL"]) + int(gn.get("ASYNC_DB_CONNECTIONS", 0))
+        # + 1: the probe (server/games/dbpool.py) that tells "busy" from "down", as
+        # docs/deploy.md states the budget
+        per = int(gn["DB_POOL"]) + int(gn.get("ASYNC_DB_CONNECTIONS", 0)) + 1
         src = (f"(DB_POOL {gn['DB_POOL']} + ASYNC_DB_CONNECTIONS "
-               f"{gn.get('ASYNC_DB_CONNECTIONS', 0)}) x {workers}")
+               f"{gn.get('ASYNC_DB_CONNECTIONS', 0)} + 1 probe) x {workers}")
     else:
         per = int(gn.get("DB_SHARDS", 8)) + int(gn.get("ASYNC_DB_CONNECTIONS", 8))
         src = (f"(no pool setting: DB_SHARDS {gn.get('DB_SHARDS')} + ASYNC_DB_CONNECTIONS "
