@@ -146,7 +146,10 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
         # and the game goes on by touch
         seq = session.seq
         cmd = play_by_touch(session, board, rng)
-        assert testing.wait_until(lambda: session.seq >= seq + 2 and session.my_turn, 20)
+        # the bot answers (and may win: with no safe move left, ours was any move)
+        assert testing.wait_until(
+            lambda: session.seq >= seq + 2 and (session.my_turn or session.outcome is not None),
+            30), (session.seq, seq, session.status_text())
         store.drop_cache(game_id)
         e = store.entry(game_id)
         assert e.log[seq][2]["to"] == cmd["to"] and e.seq == session.seq
