@@ -80,6 +80,7 @@ class Announcer:
             addresses=[socket.inet_aton(address)], port=port,
             properties=txt_record(name), server=f"{host.replace(' ', '-')}.local.")
         self.registered = threading.Event()
+        self.stopped = False
         self.error = ""
         self._thread = threading.Thread(target=self._register, name="gamenight-announce",
                                         daemon=True)
@@ -100,7 +101,11 @@ class Announcer:
                       f"the address")
 
     def stop(self) -> None:
+        """Goodbye packets, then the threads and sockets closed; a second call does nothing."""
         self._thread.join(timeout=5.0)
+        if self.stopped:
+            return
+        self.stopped = True
         if self.registered.is_set():
             with contextlib.suppress(Exception):
                 self.zc.unregister_service(self.info)
