@@ -37,17 +37,6 @@ def _window_rect(w: Any) -> tuple[float, float, float, float]:
     return x0, y0, w.width, w.height
 
 
-def _scroll_parent(w: Any) -> Any:
-    from kivy.uix.scrollview import ScrollView
-
-    p = w.parent
-    while p is not None and p is not p.parent:
-        if isinstance(p, ScrollView):
-            return p
-        p = p.parent
-    return None
-
-
 def _inside(rect: tuple[float, float, float, float], box: tuple[float, float, float, float],
             axes: str = "xy", slack: float = 1.0) -> bool:
     x, y, w, h = rect
@@ -63,7 +52,9 @@ def _inside(rect: tuple[float, float, float, float], box: tuple[float, float, fl
 def _where(w: Any, win: tuple[float, float, float, float]) -> tuple[bool, str]:
     """Whether ``w`` can be brought fully into the window (scrolling where it scrolls)."""
     rect = _window_rect(w)
-    sv = _scroll_parent(w)
+    from client_kivy.testing import scroll_parent
+
+    sv = scroll_parent(w)
     if sv is None:
         return _inside(rect, win), ""
     svrect = _window_rect(sv)

@@ -88,7 +88,7 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
     widget = real_widget(widget)
     if x is None or y is None:
         x, y = widget.center_x, widget.center_y
-    if _in_scrollview(widget):
+    if scroll_parent(widget) is not None:
         wx, wy = window_point(widget, x, y)
         touch = UnitTestTouch(wx, wy)
         touch.pos = touch.x, touch.y = (x, y)
@@ -131,15 +131,16 @@ def window_point(widget: Any, x: float, y: float) -> tuple[float, float]:
     return x, y
 
 
-def _in_scrollview(widget: Any) -> bool:
+def scroll_parent(widget: Any) -> Any:
+    """The nearest ScrollView holding ``widget``, or None."""
     from kivy.uix.scrollview import ScrollView
 
     w = widget.parent
     while w is not None and w is not w.parent:
         if isinstance(w, ScrollView):
-            return True
+            return w
         w = w.parent
-    return False
+    return None
 
 
 def screenshot(path: str) -> str:
