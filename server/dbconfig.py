@@ -27,10 +27,6 @@ from before is handed over to ``gamenight_owner`` then). With ``DATABASE_URL``, 
 ``DATABASE_OWNER_URL`` when it is set (then the user of ``DATABASE_URL`` is the app role),
 else ``DATABASE_URL`` for both. Under pytest the test database is ``test_gamenight_<pid>`` so
 that several test runs can share the embedded server (leftovers of dead runs are dropped).
-
-``channel_layer_settings()`` gives ``CHANNEL_LAYERS``: Redis
-when ``REDIS_URL`` is set (needed as soon as there is more than one daphne process), else the
-in-memory layer.
 """
 
 from __future__ import annotations
@@ -182,20 +178,6 @@ def drop_stale_test_databases(host: str, port: int | str, name: str) -> list[str
                     sql.Identifier(db)))
                 dropped.append(db)
     return dropped
-
-
-def channel_layer_settings() -> dict[str, Any]:
-    """CHANNEL_LAYERS: channels-redis on ``REDIS_URL`` when set, else in-memory (one process)."""
-    url = os.environ.get("REDIS_URL", "").strip()
-    if url:
-        return {
-            "default": {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [url], "capacity": 1500, "expiry": 30},
-            }
-        }
-    return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer",
-                        "CONFIG": {"capacity": 1500}}}
 
 
 # --------------------------------------------------------------------------- embedded server
