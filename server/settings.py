@@ -180,6 +180,9 @@ GAMENIGHT = {
     # and the shard threads share it), the event loop's pool, Redis.
     "DB_POOL": DB_POOL,
     "DB_POOL_TIMEOUT": DB_POOL_TIMEOUT,
+    # Longest wait between a pool's attempts to reconnect after PostgreSQL went away (psycopg_pool
+    # doubles it without a ceiling: the pools came back up to a minute after the database).
+    "DB_RECONNECT_MAX_DELAY": float(os.environ.get("GAMENIGHT_DB_RECONNECT_MAX_DELAY", "2")),
     "REDIS_CONNECTIONS": REDIS_CONNECTIONS,
     # Seconds between checks of the watched games' log heads against what Redis told this
     # process (pub/sub keeps nothing for a subscriber that was disconnected); 0: never.
