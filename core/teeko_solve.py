@@ -40,7 +40,6 @@ import numpy.typing as npt
 
 from core.teeko import PATTERN_SETS, PIECES, SIZE, build_patterns, neighbour_masks
 from core.teeko_table import (
-    BINOM,
     DRAW,
     HEADER_BYTES,
     INVALID,

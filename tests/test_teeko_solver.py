@@ -259,7 +259,7 @@ def test_the_5x5_builder_tables_and_patterns_match_the_rules_core() -> None:
     for name, count in (("axis", 58), ("tilted", 78), ("classic", 44)):
         assert build_patterns(name) == pattern_masks(name)
         assert len(pattern_masks(name)) == count
-    assert [c for _, _, c in layer_sizes(5, 4)][0] == 75_710_250
+    assert next(c for _, _, c in layer_sizes(5, 4)) == 75_710_250
 
 
 def test_missing_damaged_and_foreign_tables(tmp_path: Path) -> None:

@@ -81,6 +81,10 @@ BotFactory = Callable[[str], Bot]
 
 
 def _teeko_bot(level: str) -> Bot:
+    if level == "perfect":  # the solved table (core.teeko_table); falls back to "max"
+        from core.ai.teeko_perfect import PerfectBot
+
+        return PerfectBot(level)
     from core.ai.teeko_mcts import TeekoBot  # imported late: it imports this module
 
     return TeekoBot(level)
@@ -106,7 +110,7 @@ def _teka_bot(level: str) -> Bot:
 
 LEVELS: dict[str, list[str]] = {name: ["random"] for name in GAMES}
 """The levels of each game, weakest first."""
-LEVELS["teeko"] = ["random", "easy", "medium", "hard", "max"]
+LEVELS["teeko"] = ["random", "easy", "medium", "hard", "max", "perfect"]
 
 LEVELS["tiku"] = ["random", "easy", "medium", "hard"]
 LEVELS["tedoku"] = ["random", "easy", "medium", "hard"]
