@@ -21,7 +21,7 @@ from core.teeko import (
 )
 from core.teeko_table import (
     DRAW,
-    Solved,
+    Table,
     TableError,
     code_json,
     load,
@@ -52,7 +52,7 @@ def result_of(code: int) -> str:
     return "win" if code % 2 else "loss"
 
 
-def table_for(squares: str) -> Solved:
+def table_for(squares: str) -> Table:
     """The table of ``squares``; raises :class:`NoTable` saying why there is none."""
     if squares not in PATTERN_SETS:
         raise NoTable(squares, f"unknown pattern set {squares!r}")
@@ -81,7 +81,7 @@ def ply_command(frm: int, to: int) -> Obj:
     return {"type": "move", "from": SQUARE_NAMES[frm], "to": SQUARE_NAMES[to]}
 
 
-def ranked_plies(table: Solved, mover: int, opp: int) -> list[tuple[int, int, int]]:
+def ranked_plies(table: Table, mover: int, opp: int) -> list[tuple[int, int, int]]:
     """The mover's plies ``(from, to, value)``, best first (ties in square order)."""
     return sorted(table.children(mover, opp), key=lambda c: -preference(c[2]))
 
@@ -115,7 +115,7 @@ def analyse(events: list[Obj]) -> Obj:
     when the ply lost value, and a summary per seat. Raises :class:`NoTable`, and
     ``ValueError`` for events that are not a Teeko game."""
     state: Any = GAME.initial()
-    table: Solved | None = None
+    table: Table | None = None
     plies: list[Obj] = []
     counted = [0, 0]
     kept = [0, 0]

@@ -25,7 +25,7 @@ import mmap
 import os
 import struct
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from core.teeko import PATTERN_SETS, PIECES, SIZE, build_patterns, neighbour_masks
 
@@ -155,6 +155,54 @@ def pack_header(meta: dict[str, Any]) -> bytes:
     return (MAGIC + struct.pack("<I", len(text)) + text).ljust(HEADER_BYTES, b"\0")
 
 
+class Table(Protocol):
+    """What the players of a table use: a :class:`Solved` file, or a stand-in in tests."""
+
+    pieces: int
+    cells: int
+    patterns: frozenset[int]
+    neighbours: list[int]
+
+    def code(self, mover: int, opp: int) -> int:
+        """The byte of the position: the mover's value."""
+        ...
+
+    def children(self, mover: int, opp: int) -> list[tuple[int, int, int]]:
+        """The mover's plies ``(from, to, value for the mover)`` (see :func:`plies_of`)."""
+        ...
+
+
+def plies_of(table: Table, mover: int, opp: int) -> list[tuple[int, int, int]]:
+    """The mover's plies as ``(from, to, value for the mover)``; ``from`` is -1 for a
+    placement. Empty when the position is over (the opponent has a pattern)."""
+    if opp in table.patterns:
+        return []
+    occupied = mover | opp
+    out: list[tuple[int, int, int]] = []
+    if mover.bit_count() < table.pieces:
+        for to in range(table.cells):
+            if not occupied >> to & 1:
+                out.append((-1, to, _after(table, mover | 1 << to, opp)))
+        return out
+    bits = mover
+    while bits:
+        low = bits & -bits
+        bits ^= low
+        frm = low.bit_length() - 1
+        targets = table.neighbours[frm] & ~occupied
+        while targets:
+            t = targets & -targets
+            targets ^= t
+            out.append((frm, t.bit_length() - 1, _after(table, mover ^ low | t, opp)))
+    return out
+
+
+def _after(table: Table, moved: int, opp: int) -> int:
+    if moved in table.patterns:
+        return 1
+    return after_move(table.code(opp, moved))
+
+
 class Solved:
     """A table opened read-only. ``code(mover, opp)`` is the byte of a position."""
 
@@ -206,39 +254,15 @@ class Solved:
         return self.data[self.index(mover, opp)]
 
     def children(self, mover: int, opp: int) -> list[tuple[int, int, int]]:
-        """The mover's plies as ``(from, to, value for the mover)``; ``from`` is -1 for a
-        placement. Empty when the position is over (the opponent has a pattern)."""
-        if opp in self.patterns:
-            return []
-        occupied = mover | opp
-        out: list[tuple[int, int, int]] = []
-        if mover.bit_count() < self.pieces:
-            for to in range(self.cells):
-                if not occupied >> to & 1:
-                    out.append((-1, to, self._after(mover | 1 << to, opp)))
-            return out
-        bits = mover
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            frm = low.bit_length() - 1
-            targets = self.neighbours[frm] & ~occupied
-            while targets:
-                t = targets & -targets
-                targets ^= t
-                out.append((frm, t.bit_length() - 1, self._after(mover ^ low | t, opp)))
-        return out
-
-    def _after(self, moved: int, opp: int) -> int:
-        if moved in self.patterns:
-            return 1
-        return after_move(self.code(opp, moved))
+        """The mover's plies ``(from, to, value for the mover)`` (see :func:`plies_of`)."""
+        return plies_of(self, mover, opp)
 
 
-_OPEN: dict[str, Solved | None] = {}
+_OPEN: dict[str, Table] = {}
+"""The tables opened by :func:`load`, by path (tests put stand-ins here)."""
 
 
-def load(squares: str, directory: Path | None = None) -> Solved | None:
+def load(squares: str, directory: Path | None = None) -> Table | None:
     """The table of ``squares`` if it is built (opened once and kept), else None. A damaged
     or foreign file raises :class:`TableError`."""
     path = table_path(squares, directory)
@@ -264,6 +288,6 @@ def load(squares: str, directory: Path | None = None) -> Solved | None:
 def forget() -> None:
     """Close the tables opened by :func:`load` (after a rebuild, and in tests)."""
     for table in _OPEN.values():
-        if table is not None:
+        if isinstance(table, Solved):
             table.close()
     _OPEN.clear()

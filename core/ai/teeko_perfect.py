@@ -20,14 +20,14 @@ from core.ai.bots import Bot, answer_draw_offer
 from core.api import Obj
 from core.teeko import GAME, TeekoState
 from core.teeko_analysis import NoTable, ply_command, ranked_plies, result_of, table_for
-from core.teeko_table import Solved, preference
+from core.teeko_table import Table, preference
 
 LOG: Final = logging.getLogger("core.ai.teeko_perfect")
 FALLBACK_LEVEL: Final = "max"
 _WARNED: set[str] = set()
 
 
-def opponent_errors(table: Solved, mover: int, opp: int) -> tuple[int, int]:
+def opponent_errors(table: Table, mover: int, opp: int) -> tuple[int, int]:
     """For the position where ``mover`` is to move: (replies that lose its result, replies
     that are not its best). Zero, zero when the position is over."""
     plies = table.children(mover, opp)
@@ -40,7 +40,7 @@ def opponent_errors(table: Solved, mover: int, opp: int) -> tuple[int, int]:
     return result_errors, others
 
 
-def perfect_ply(table: Solved, mover: int, opp: int, rng: Random) -> tuple[int, int, int]:
+def perfect_ply(table: Table, mover: int, opp: int, rng: Random) -> tuple[int, int, int]:
     """The ply ``(from, to, value)`` the perfect level plays (see the module docstring)."""
     plies = ranked_plies(table, mover, opp)
     if not plies:
@@ -67,7 +67,7 @@ class PerfectBot(Bot):
         super().__init__(GAME, level)
         self.fallback = ""
 
-    def _table(self, squares: str) -> Solved | None:
+    def _table(self, squares: str) -> Table | None:
         try:
             table = table_for(squares)
         except NoTable as exc:

@@ -413,6 +413,26 @@ def verify(request: HttpRequest, game_id: int) -> Any:
 
 
 @api(("GET",))
+def analysis(request: HttpRequest, game_id: int) -> Any:
+    """A finished Teeko game ply by ply under perfect play (core.teeko_analysis.analyse)."""
+    g = get_game(game_id)
+    if g.kind != "teeko":
+        raise ApiError(400, "bad_request", f"analysis is for Teeko games, not {g.kind}")
+    if g.status != Game.FINISHED:
+        # Teeko hides nothing, but the analysis of a running game is a hint for its players.
+        raise ApiError(409, "not_finished", "a game is analysed once it is finished")
+    from core.teeko_analysis import NoTable, analyse
+
+    e = store.entry(game_id, fresh=True)
+    try:
+        out = analyse([ev for _, _, ev in e.log])
+    except NoTable as exc:
+        raise ApiError(409, "no_table", exc.reason) from None
+    out["id"] = g.pk
+    return out
+
+
+@api(("GET",))
 def league_list(request: HttpRequest) -> Any:
     return {
         "leagues": [leagues.league_json(lg) for lg in League.objects.prefetch_related("members")]
