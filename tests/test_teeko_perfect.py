@@ -60,6 +60,13 @@ def test_perfect_is_a_registered_teeko_level() -> None:
     assert isinstance(make_bot("teeko", "perfect"), PerfectBot)
 
 
+def errors(table: Solved, mover: int, opp: int, ply: tuple[int, int, int]) -> tuple[int, int]:
+    """The opponent's ways to go wrong after ``ply``."""
+    f, t, _ = ply
+    moved = mover ^ (1 << f) | 1 << t if f >= 0 else mover | 1 << t
+    return opponent_errors(table, opp, moved)
+
+
 def test_perfect_ply_keeps_the_value_and_leaves_the_most_ways_to_go_wrong(small: Solved) -> None:
     masks = [sum(1 << c for c in combo) for combo in combinations(range(16), 3)]
     compared = 0
@@ -73,12 +80,9 @@ def test_perfect_ply_keeps_the_value_and_leaves_the_most_ways_to_go_wrong(small:
             assert v == value  # the fastest win, the slowest loss, or a drawing ply
             best = [p for p in small.children(mover, opp) if p[2] == value]
             if len(best) > 1 and value != 1:
-                def errors(p: tuple[int, int, int]) -> tuple[int, int]:
-                    f, t, _ = p
-                    moved = mover ^ (1 << f) | 1 << t if f >= 0 else mover | 1 << t
-                    return opponent_errors(small, opp, moved)
-
-                assert errors((frm, to, v)) == max(errors(p) for p in best)
+                assert errors(small, mover, opp, (frm, to, v)) == max(
+                    errors(small, mover, opp, p) for p in best
+                )
                 compared += 1
                 picks = {perfect_ply(small, mover, opp, Random(s))[:2] for s in range(8)}
                 varied += len(picks) > 1
