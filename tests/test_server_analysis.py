@@ -1,0 +1,68 @@
+"""``GET /api/games/<id>/analysis/``: a finished Teeko game ply by ply (core.teeko_analysis),
+409 with a reason when it is not finished or no table is built, never a 500."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from random import Random
+
+import pytest
+from teeko_stub import install
+
+import core
+from server.games import store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PLIES = ["a1", "a5", "b1", "b5", "c1", "c5", "e3", "d5"]  # Black wins with d5
+
+
+def teeko_log(squares: str = "axis") -> list[dict[str, object]]:
+    game = core.GAMES["teeko"]
+    rng = Random(0)
+    events = game.start({"squares": squares}, rng)
+    state = game.initial()
+    for e in events:
+        state = game.evolve(state, e)
+    for to in PLIES:
+        for e in game.decide(state, state.turn, {"type": "place", "to": to}, rng):
+            state = game.evolve(state, e)
+            events.append(e)
+    return events
+
+
+def test_analysis_of_a_finished_game(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch, tmp_path)
+    g = store.import_game("teeko", None, None, teeko_log())
+    r = client.get(f"/api/games/{g.pk}/analysis/")
+    assert r.status_code == 200, r.content
+    a = r.json()
+    assert a["id"] == g.pk and a["squares"] == "axis" and len(a["plies"]) == len(PLIES)
+    assert [(p["ply"], p["lost"]) for p in a["plies"] if p["lost"]] == [
+        (6, "draw_to_loss"),
+        (7, "win_to_loss"),
+    ]
+    assert [s["accuracy"] for s in a["summary"]] == [0.75, 0.75]
+    assert client.post(f"/api/games/{g.pk}/analysis/").status_code == 405
+
+
+def test_analysis_errors_are_json_with_a_reason(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))  # no table there
+    g = store.import_game("teeko", None, None, teeko_log("classic"))
+    r = client.get(f"/api/games/{g.pk}/analysis/")
+    assert r.status_code == 409
+    err = r.json()["error"]
+    assert err["code"] == "no_table" and "not built" in err["reason"]
+    assert "solve teeko --squares classic" in err["reason"]
+    live = store.create_game("teeko", {}, [{"kind": "open"}, {"kind": "open"}])
+    r = client.get(f"/api/games/{live.pk}/analysis/")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "not_finished"
+    tiku = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "open"}])
+    r = client.get(f"/api/games/{tiku.pk}/analysis/")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
+    r = client.get("/api/games/999999/analysis/")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
