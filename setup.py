@@ -31,6 +31,9 @@ PURE_ONLY = {
     # nothing on it), run with `python -m core.teeko_solve`. Its table reader,
     # core/teeko_table.py, is compiled.
     "core/teeko_solve.py",
+    # Benchmark driver of the Teeko levels against the solved table (argparse, processes,
+    # printing; run through core.bench): the bots and the table reader it calls are compiled.
+    "core/teeko_bench.py",
 }
 
 
