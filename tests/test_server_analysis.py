@@ -66,3 +66,36 @@ def test_analysis_errors_are_json_with_a_reason(
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
     r = client.get("/api/games/999999/analysis/")
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+def test_a_missing_table_is_built_in_the_background_once(
+    server_runtime, settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from server.games import solved
+
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
+    assert "not built" in (solved.ensure_table("tilted") or "")  # off under pytest
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "TEEKO_SOLVE_ON_DEMAND": True}
+    commands: list[list[str]] = []
+    real_popen = subprocess.Popen
+
+    def fake_popen(cmd: list[str], **kw: object) -> subprocess.Popen[bytes]:
+        commands.append(cmd)  # the real build takes minutes: a short stand-in
+        return real_popen([sys.executable, "-c", "import time; time.sleep(1)"], **kw)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(solved.subprocess, "Popen", fake_popen)
+    first = solved.ensure_table("tilted")
+    assert first is not None and "building it now" in first
+    assert (tmp_path / "tilted.building").exists()
+    assert "being built" in (solved.ensure_table("tilted") or "")
+    assert len(commands) == 1 and commands[0][1:6] == [
+        "-m", "core.teeko_solve", "build", "--squares", "tilted"
+    ]
+    deadline = time.monotonic() + 20
+    while (tmp_path / "tilted.building").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not (tmp_path / "tilted.building").exists()  # the lock goes with the build

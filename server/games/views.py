@@ -290,6 +290,12 @@ def create(request: HttpRequest) -> Any:
                 raise
             joined = {"seat": seat, "secret": secret}
         out = game_json(get_game(game.pk))
+    if game.kind == "teeko" and any(s["bot_level"] == "perfect" for s in out["seats"]):
+        from .solved import ensure_table
+
+        missing = ensure_table(game.options.get("squares", "axis"))
+        if missing is not None:  # the bot plays like "max" until the table is there
+            out["notice"] = f"the perfect level plays like max for now: {missing}"
     out["guest_secrets"] = guest_secrets
     if joined is not None:
         out["joined"] = joined
@@ -423,11 +429,14 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
         raise ApiError(409, "not_finished", "a game is analysed once it is finished")
     from core.teeko_analysis import NoTable, analyse
 
+    from .solved import ensure_table
+
     e = store.entry(game_id, fresh=True)
     try:
         out = analyse([ev for _, _, ev in e.log])
     except NoTable as exc:
-        raise ApiError(409, "no_table", exc.reason) from None
+        # A missing table is built in the background when the server is set to (solved.py).
+        raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
     out["id"] = g.pk
     return out
 
