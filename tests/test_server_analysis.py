@@ -99,3 +99,21 @@ def test_a_missing_table_is_built_in_the_background_once(
     while (tmp_path / "tilted.building").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not (tmp_path / "tilted.building").exists()  # the lock goes with the build
+
+
+def test_creating_a_game_with_the_perfect_level_says_when_its_table_is_missing(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
+    spec = {"kind": "teeko", "options": {"squares": "classic"},
+            "seats": [{"kind": "open"}, {"kind": "bot", "level": "perfect"}]}
+    r = client.post("/api/games/", data=json.dumps(spec), content_type="application/json")
+    assert r.status_code == 201, r.content
+    g = r.json()
+    assert g["seats"][1]["bot_level"] == "perfect"
+    assert "plays like max" in g["notice"] and "'classic' is not built" in g["notice"]
+    install(monkeypatch, tmp_path, "classic")  # with a table: no notice
+    r = client.post("/api/games/", data=json.dumps(spec), content_type="application/json")
+    assert r.status_code == 201 and "notice" not in r.json()
