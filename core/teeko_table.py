@@ -220,10 +220,14 @@ class Solved:
             raise TableError(f"cannot read {path}: {exc}") from exc
         except ValueError as exc:
             raise TableError(f"{path}: damaged header: {exc}") from exc
-        self.size: int = int(self.meta["size"])
-        self.pieces: int = int(self.meta["pieces"])
+        try:
+            self.size: int = int(self.meta["size"])
+            self.pieces: int = int(self.meta["pieces"])
+            self.patterns: frozenset[int] = frozenset(int(p) for p in self.meta["patterns"])
+        except (KeyError, TypeError, ValueError) as exc:
+            self.data.close()
+            raise TableError(f"{path}: damaged header: {exc!r}") from exc
         self.cells: int = self.size * self.size
-        self.patterns: frozenset[int] = frozenset(int(p) for p in self.meta["patterns"])
         self.neighbours: list[int] = neighbour_masks(self.size)
         self.offsets: dict[tuple[int, int], int] = {}
         self.widths: dict[tuple[int, int], int] = {}
