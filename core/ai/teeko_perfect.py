@@ -16,7 +16,7 @@ from collections.abc import Callable
 from random import Random
 from typing import Final
 
-from core.ai.bots import Bot, answer_draw_offer
+from core.ai.base import Bot, answer_draw_offer
 from core.api import Obj
 from core.teeko import GAME, TeekoState
 from core.teeko_analysis import NoTable, ply_command, ranked_plies, result_of, table_for
