@@ -289,6 +289,10 @@ def test_queries_take_well_under_a_millisecond(four: Solved) -> None:
     assert per_query < 1e-4
 
 
-def test_command_builds_and_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_and_build_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--squares", "axis", "--dir", str(tmp_path), "--quiet"]) == 1
     assert "no table" in capsys.readouterr().out
+    # An existing table is not rebuilt without --force (a 5x5 build takes minutes).
+    table_path("tilted", tmp_path).write_bytes(b"x")
+    assert main(["build", "--squares", "tilted", "--dir", str(tmp_path), "--quiet"]) == 0
+    assert "--force rebuilds it" in capsys.readouterr().out
