@@ -117,3 +117,38 @@ def test_creating_a_game_with_the_perfect_level_says_when_its_table_is_missing(
     install(monkeypatch, tmp_path, "classic")  # with a table: no notice
     r = client.post("/api/games/", data=json.dumps(spec), content_type="application/json")
     assert r.status_code == 201 and "notice" not in r.json()
+
+
+def test_hints_for_the_player_to_move_against_the_computer_only(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.games.models import League
+
+    install(monkeypatch, tmp_path)
+    g = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                        {"kind": "bot", "level": "random"}])
+    secret = g.guest_secrets[0]
+    url = f"/api/games/{g.pk}/hint/?seat=0"
+    r = client.get(url, headers={"X-Seat-Secret": secret})
+    assert r.status_code == 200, r.content
+    h = r.json()
+    assert h["seat"] == 0 and h["value"]["result"] == "draw" and len(h["moves"]) == 25
+    assert h["best"][0]["command"]["type"] == "place"
+    assert client.get(url).status_code == 403  # no credentials
+    assert client.get(url, headers={"X-Seat-Secret": "wrong"}).status_code == 403
+    r = client.get(f"/api/games/{g.pk}/hint/", headers={"X-Seat-Secret": secret})
+    assert r.status_code == 403  # no seat given: a spectator gets no hints
+    people = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                             {"kind": "guest", "name": "Bob"}])
+    r = client.get(f"/api/games/{people.pk}/hint/?seat=0",
+                   headers={"X-Seat-Secret": people.guest_secrets[0]})
+    assert r.status_code == 403 and "against the computer" in r.json()["error"]["reason"]
+    league = League.objects.create(name="Friday", kind="teeko")
+    ranked = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                             {"kind": "bot", "level": "random"}],
+                               league=league.pk)
+    r = client.get(f"/api/games/{ranked.pk}/hint/?seat=0",
+                   headers={"X-Seat-Secret": ranked.guest_secrets[0]})
+    assert r.status_code == 403 and "league" in r.json()["error"]["reason"]
+    finished = store.import_game("teeko", None, None, teeko_log())
+    assert client.get(f"/api/games/{finished.pk}/hint/?seat=0").status_code == 409

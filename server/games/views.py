@@ -442,6 +442,40 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
 
 
 @api(("GET",))
+def hint(request: HttpRequest, game_id: int) -> Any:
+    """The value of the position and the best plies for the player to move in a casual Teeko
+    game against the computer (core.teeko_analysis.hint); never in a league game."""
+    g = get_game(game_id)
+    if g.kind != "teeko":
+        raise ApiError(400, "bad_request", f"hints are for Teeko games, not {g.kind}")
+    if g.status != Game.LIVE:
+        raise ApiError(409, "not_running", "hints are given while the game runs")
+    if g.league_id is not None:
+        raise ApiError(403, "forbidden", "no hints in league games")
+    if request.GET.get("seat") is None:
+        raise ApiError(403, "forbidden", "hints are for a player of the game: give seat")
+    seat = viewer_of(request, g)  # 403 unless the request holds that seat
+    others = [s for s in g.seat_set.all() if s.number != seat]
+    if not others or any(s.kind != "bot" for s in others):
+        raise ApiError(403, "forbidden", "hints only in games against the computer")
+    from core.teeko_analysis import NoTable
+    from core.teeko_analysis import hint as table_hint
+
+    from .solved import ensure_table
+
+    e = store.entry(game_id, fresh=True)
+    if core.GAMES["teeko"].to_act(e.state) != [seat]:
+        raise ApiError(409, "not_your_turn", "a hint is for the player to move")
+    try:
+        out = table_hint(e.state)
+    except NoTable as exc:
+        raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
+    out["id"] = g.pk
+    out["seq"] = e.seq
+    return out
+
+
+@api(("GET",))
 def league_list(request: HttpRequest) -> Any:
     return {
         "leagues": [leagues.league_json(lg) for lg in League.objects.prefetch_related("members")]
