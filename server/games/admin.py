@@ -15,11 +15,24 @@ from .models import Event, Game, League, Seat, Token
 
 
 class SeatInline(admin.TabularInline):
+    """A game's seats, read only: they are made with the game (``store.create_game``) and
+    filled by joining; a seat edited here would change a result behind the log's back (a
+    finished game's player) or hang a live game (a bot seat made open)."""
+
     model = Seat
     extra = 0
     fields = ("number", "kind", "user", "name", "bot_level", "claimed")
-    readonly_fields = ("number",)
+    readonly_fields = fields
     can_delete = False
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Game)
@@ -50,6 +63,14 @@ class GameAdmin(admin.ModelAdmin):
         "outcome",
     )
     inlines = [SeatInline]
+
+    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
+        """Only an open table's league may be changed here (to one of the game's kind: see
+        ``Game.clean``); a live or finished game is read only (its results are the log's)."""
+        fields = tuple(self.readonly_fields)
+        if obj is not None and obj.status != Game.OPEN:
+            fields += ("league", "created_by")
+        return fields
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         return False  # the log is permanent

@@ -276,6 +276,9 @@ def create(request: HttpRequest) -> Any:
             created_by=user,
             table=data.get("table"),
         )
+        refused = create_refused(user, game)
+        if refused is not None:  # (raised inside the transaction: nothing is created)
+            raise ApiError(403, "forbidden", refused)
         guest_secrets = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
         joined = None
         if join is not None:
@@ -294,6 +297,21 @@ def create(request: HttpRequest) -> Any:
     if joined is not None:
         out["joined"] = joined
     return out
+
+
+def create_refused(user: Any, game: Game) -> str | None:
+    """Why ``user`` may not have created ``game`` (checked after the input, in its
+    transaction), or None: a game in a league needs a member of the league or an
+    organiser; seats reserved for other users need an organiser."""
+    from server.leagues import access
+
+    if game.league_id is not None:
+        refused = access.may_create_in(user, game.league)  # type: ignore[arg-type]
+        if refused is not None:
+            return refused
+    me = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+    others = [s.name for s in game.seat_set.all() if s.kind == s.USER and s.user_id != me]
+    return access.may_reserve_for(user, others)
 
 
 @api(("GET",))

@@ -1,0 +1,126 @@
+"""Club play: seasons of a league (``games.League``), fixtures, the rating history.
+
+Standings are never stored: they are computed from the finished games (see
+:mod:`.standings`). The rating history is a projection of the finished games, written only
+by :mod:`.ratings` (and rebuilt from scratch by ``manage.py rebuild_ratings``)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import models
+
+from server.games.models import League
+
+TIEBREAKS = {
+    "h2h": "head-to-head (points between the tied players)",
+    "sb": "Sonneborn-Berger (the points of the players beaten, half of those drawn)",
+    "wins": "most wins",
+}
+
+
+def parse_tiebreaks(text: str) -> list[str]:
+    """``"h2h, sb"`` -> ``["h2h", "sb"]``; ValidationError for an unknown or repeated code."""
+    codes = [c.strip() for c in text.split(",") if c.strip()]
+    bad = [c for c in codes if c not in TIEBREAKS]
+    if bad:
+        raise ValidationError(
+            f"unknown tie-break {bad[0][:20]!r}: use {', '.join(TIEBREAKS)} (comma separated)"
+        )
+    if len(set(codes)) != len(codes):
+        raise ValidationError("a tie-break is named twice")
+    return codes
+
+
+def parse_placings(text: str) -> list[int]:
+    """``"10, 6, 4"`` -> ``[10, 6, 4]`` (points for 1st, 2nd, ...); ValidationError."""
+    out: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not (part.isascii() and part.isdigit() and len(part) <= 4):
+            raise ValidationError(f"placing points are whole numbers 0..9999, not {part[:20]!r}")
+        out.append(int(part))
+    if len(out) > 8:
+        raise ValidationError("at most 8 placings (a Tedoku table seats up to 8)")
+    return out
+
+
+def validate_tiebreaks(text: str) -> None:
+    parse_tiebreaks(text)
+
+
+def validate_placings(text: str) -> None:
+    parse_placings(text)
+
+
+class Season(models.Model):
+    POINTS = "points"
+    PLACINGS = "placings"
+    SCORING = [
+        (POINTS, "points for a win, a draw, a loss"),
+        (PLACINGS, "points by placing (multi-player Tedoku)"),
+    ]
+    ROUND_ROBIN = "round_robin"
+    SWISS = "swiss"
+    PAIRINGS = [(ROUND_ROBIN, "round robin (every pair meets)"), (SWISS, "Swiss")]
+
+    league = models.ForeignKey(League, on_delete=models.PROTECT, related_name="seasons")
+    name = models.CharField(max_length=100)
+    start = models.DateField()
+    end = models.DateField()
+    scoring = models.CharField(max_length=10, choices=SCORING, default=POINTS)
+    points_win = models.PositiveSmallIntegerField(default=3)
+    points_draw = models.PositiveSmallIntegerField(default=1)
+    points_loss = models.PositiveSmallIntegerField(default=0)
+    placings = models.CharField(
+        max_length=60,
+        blank=True,
+        default="10, 6, 4, 3, 2, 1, 0, 0",
+        validators=[validate_placings],
+        help_text="with placings: points for 1st, 2nd, 3rd... (comma separated)",
+    )
+    tiebreaks = models.CharField(
+        max_length=40,
+        blank=True,
+        default="h2h, sb, wins",
+        validators=[validate_tiebreaks],
+        help_text="in order, comma separated: h2h (head-to-head), sb (Sonneborn-Berger), "
+        "wins (most wins)",
+    )
+    pairing = models.CharField(max_length=12, choices=PAIRINGS, default=ROUND_ROBIN)
+    table_size = models.PositiveSmallIntegerField(
+        default=4, help_text="Tedoku: players per table (3 to 8)"
+    )
+
+    class Meta:
+        ordering = ["league", "-start"]
+        constraints = [
+            models.UniqueConstraint(fields=["league", "name"], name="season_unique_name"),
+            models.CheckConstraint(condition=models.Q(end__gte=models.F("start")),
+                                   name="season_dates"),
+        ]
+        permissions = [
+            ("organise_league", "Can organise leagues (create games and reserve seats in any "
+             "league, run seasons)"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.league.name}: {self.name}"
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.start and self.end and self.end < self.start:
+            errors["end"] = "a season ends on or after its start"
+        if not 3 <= (self.table_size or 0) <= 8:
+            errors["table_size"] = "a Tedoku table seats 3 to 8 players"
+        if self.scoring == self.PLACINGS and not parse_placings(self.placings or ""):
+            errors["placings"] = "scoring by placings needs the points of each placing"
+        if errors:
+            raise ValidationError(errors)
+
+    def tiebreak_list(self) -> list[str]:
+        return parse_tiebreaks(self.tiebreaks or "")
+
+    def placing_list(self) -> list[int]:
+        return parse_placings(self.placings or "")
