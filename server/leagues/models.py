@@ -6,6 +6,7 @@ by :mod:`.ratings` (and rebuilt from scratch by ``manage.py rebuild_ratings``)."
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
@@ -124,3 +125,57 @@ class Season(models.Model):
 
     def placing_list(self) -> list[int]:
         return parse_placings(self.placings or "")
+
+
+class RatedGame(models.Model):
+    """A finished game the rating projector has taken in (rated or not), with its place in
+    the rating order (``finished_at``, then the game's id). Written by :mod:`.ratings`
+    only."""
+
+    game = models.OneToOneField(
+        "games.Game", primary_key=True, on_delete=models.CASCADE, related_name="+"
+    )
+    finished_at = models.DateTimeField()
+    rated = models.BooleanField()
+
+    class Meta:
+        indexes = [models.Index(fields=["finished_at", "game"], name="ratedgame_order")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} ({'rated' if self.rated else 'not rated'})"
+
+
+class Rating(models.Model):
+    """A player's rating in a game kind after one rated game: the rating history, a
+    projection of the finished games (openskill's Plackett-Luce model). The current rating
+    is the last row of the player and kind. Written by :mod:`.ratings` only; rebuilt from
+    scratch by ``manage.py rebuild_ratings``."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    kind = models.CharField(max_length=20)
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
+    finished_at = models.DateTimeField()
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    place = models.PositiveSmallIntegerField()
+    adjudicated = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["finished_at", "game_id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="rating_unique")]
+        indexes = [
+            models.Index(fields=["user", "kind", "finished_at", "game"], name="rating_history"),
+            models.Index(fields=["finished_at", "game"], name="rating_order"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.kind} after game {self.game_id}: {self.display:.1f}"
+
+    @property
+    def display(self) -> float:
+        """The figure shown: the conservative estimate mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
