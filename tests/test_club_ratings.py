@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import itertools
 from random import Random
 
 import pytest
@@ -84,7 +85,7 @@ def test_kept_after_each_game_and_rebuilt_exactly(django_user_model, server_runt
     # each player's history chains: the next game starts from the last figures
     for n in names:
         rows = list(Rating.objects.filter(user__username=n, kind="teeko"))
-        for prev, nxt in zip(rows, rows[1:], strict=False):
+        for prev, nxt in itertools.pairwise(rows):
             assert (nxt.mu_before, nxt.sigma_before) == (prev.mu, prev.sigma)
     # a log imported with times before the last games: the history is replayed from it
     src = Game.objects.get(pk=games[1])

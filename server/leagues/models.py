@@ -86,8 +86,7 @@ class Season(models.Model):
         blank=True,
         default="h2h, sb, wins",
         validators=[validate_tiebreaks],
-        help_text="in order, comma separated: h2h (head-to-head), sb (Sonneborn-Berger), "
-        "wins (most wins)",
+        help_text="in order: h2h (head-to-head), sb (Sonneborn-Berger), wins",
     )
     pairing = models.CharField(max_length=12, choices=PAIRINGS, default=ROUND_ROBIN)
     table_size = models.PositiveSmallIntegerField(
@@ -102,8 +101,7 @@ class Season(models.Model):
                                    name="season_dates"),
         ]
         permissions = [
-            ("organise_league", "Can organise leagues (create games and reserve seats in any "
-             "league, run seasons)"),
+            ("organise_league", "Can organise leagues: games, seats, seasons"),
         ]
 
     def __str__(self) -> str:
