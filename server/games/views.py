@@ -470,6 +470,43 @@ def _result(g: Game, names: list[str]) -> str:
     return text
 
 
+DECIDED_LABELS = {
+    "adjudicated": "adjudicated",
+    "forfeit": "by forfeit",
+    "off_board": "played off the board",
+    "void": "void",
+}
+
+
+def outcome_text(g: Game, seats: list[Any] | None = None) -> str:
+    """A finished game's result for people: "ada & chen win 104-52", "bob wins",
+    "draw", "void"; a result an organiser decided says so ("ann wins (adjudicated)").
+    "" while the game goes on."""
+    outcome = g.outcome
+    if not outcome:
+        return ""
+    seats = list(g.seat_set.all()) if seats is None else seats
+    names = [_seat_label(s) for s in seats]
+    reason = str(outcome.get("reason", ""))
+    if reason == "void":
+        return "void"
+    winners = [w for w in outcome.get("winners", []) if 0 <= w < len(names)]
+    text = (" & ".join(names[w] for w in winners) + (" win" if len(winners) > 1 else " wins")
+            if winners else "draw")
+    scores = outcome.get("scores") or []
+    if len(scores) == len(names) == 4 and g.kind == "teka":
+        first = winners[0] % 2 if winners else 0
+        text += f" {scores[first]}-{scores[1 - first]}"
+    elif len(scores) == len(names) == 2:
+        first = winners[0] if winners else 0
+        text += f" {scores[first]}-{scores[1 - first]}"
+    elif len(scores) == len(names):
+        text += " · " + ", ".join(f"{n} {x}" for n, x in zip(names, scores, strict=True))
+    if reason in DECIDED_LABELS:
+        text += f" ({DECIDED_LABELS[reason]})"
+    return text
+
+
 def home(request: HttpRequest) -> HttpResponse:
     """The server's front page: open tables with their join codes, games in progress, the
     latest finished games and the league standings (refreshes itself every 30 s)."""

@@ -177,3 +177,28 @@ class Rating(models.Model):
     def display(self) -> float:
         """The figure shown: the conservative estimate mu - 3 sigma."""
         return self.mu - 3 * self.sigma
+
+
+class Fixture(models.Model):
+    """A table of a season's round: the players (user ids in seat order; None: a bot), the
+    date, and the game made for it with the seats reserved (or a bye: one player, no game).
+    Made by the admin action "Generate the next round" (:mod:`.fixtures`)."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="fixtures")
+    round = models.PositiveSmallIntegerField()
+    table = models.PositiveSmallIntegerField()
+    date = models.DateField()
+    players = models.JSONField(default=list)
+    bye = models.BooleanField(default=False)
+    game = models.OneToOneField(
+        "games.Game", null=True, blank=True, on_delete=models.PROTECT, related_name="fixture"
+    )
+
+    class Meta:
+        ordering = ["season", "round", "table"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "round", "table"], name="fixture_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season}: round {self.round}, table {self.table}"
