@@ -4,6 +4,7 @@ import json
 from typing import Any
 
 from django.contrib import admin
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
@@ -49,8 +50,10 @@ class GameAdmin(admin.ModelAdmin):
         "finished_at",
         "outcome",
         "status",
+        "links",
     )
     fields = (
+        "links",
         "kind",
         "options",
         "num_seats",
@@ -63,6 +66,28 @@ class GameAdmin(admin.ModelAdmin):
         "outcome",
     )
     inlines = [SeatInline]
+
+    @admin.display(description="see")
+    def links(self, obj: Game) -> str:
+        """The game's page, its log (the replay of a finished game) and, for a game not
+        over, the page that decides its result."""
+        if obj.pk is None:
+            return "-"
+        out = format_html(
+            '<a href="/games/{}/">game page</a> · <a href="/api/games/{}/log/">log</a>',
+            obj.pk, obj.pk,
+        )
+        if obj.status != Game.FINISHED:
+            out += format_html(
+                ' · <a href="{}">decide the result (forfeit, adjudicate, void)</a>',
+                reverse("admin:games_game_decide", args=[obj.pk]),
+            )
+        return out
+
+    def get_urls(self) -> list[Any]:
+        from server.leagues.results import admin_urls  # (issue 13: results and corrections)
+
+        return admin_urls(self) + super().get_urls()
 
     def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
         """Only an open table's league may be changed here (to one of the game's kind: see
