@@ -546,7 +546,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "live_games": rows(Game.LIVE),
         "finished_games": rows(Game.FINISHED),
         "leagues": [
-            {"name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
+            {"id": lg.pk, "name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
             for lg in League.objects.prefetch_related("members")
         ],
         "core": "compiled" if core.COMPILED else "pure Python",
