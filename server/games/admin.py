@@ -10,6 +10,7 @@ from django.utils.safestring import mark_safe
 
 import core
 from core.api import ALL, SPECTATOR
+from server.leagues import club_admin
 
 from . import leagues, store
 from .models import Event, Game, League, Seat, Token
@@ -38,9 +39,17 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "status", "code", "league", "created_at", "finished_at")
-    list_filter = ("kind", "status", "league")
-    search_fields = ("code",)
+    # (issue 13: the club's view: players, readable results, season/date filters, search by
+    # player, closing stale tables; see server.leagues.club_admin)
+    list_display = ("id", "kind", "status", "players", "result", "league", "code", "created_at",
+                    "finished_at")
+    list_filter = ("kind", "status", "league", club_admin.SeasonFilter,
+                   ("finished_at", admin.DateFieldListFilter),
+                   ("created_at", admin.DateFieldListFilter))
+    list_select_related = ("league",)
+    search_fields = ("code", "seat_set__name", "seat_set__user__username")
+    search_help_text = "a join code or a player's name"
+    actions = [club_admin.close_stale_open_tables]
     readonly_fields = (
         "kind",
         "options",
@@ -48,7 +57,7 @@ class GameAdmin(admin.ModelAdmin):
         "code",
         "created_at",
         "finished_at",
-        "outcome",
+        "result",
         "status",
         "links",
     )
@@ -63,9 +72,22 @@ class GameAdmin(admin.ModelAdmin):
         "created_by",
         "created_at",
         "finished_at",
-        "outcome",
+        "result",
     )
     inlines = [SeatInline]
+
+    def get_queryset(self, request: Any) -> Any:
+        return super().get_queryset(request).prefetch_related("seat_set")
+
+    @admin.display(description="players")
+    def players(self, obj: Game) -> str:
+        return club_admin.players(obj)
+
+    @admin.display(description="result")
+    def result(self, obj: Game) -> str:
+        from .views import outcome_text
+
+        return outcome_text(obj, list(obj.seat_set.all())) or "-"
 
     @admin.display(description="see")
     def links(self, obj: Game) -> str:
@@ -172,13 +194,31 @@ class LeagueGameInline(admin.TabularInline):
     model = Game
     fk_name = "league"
     extra = 0
-    fields = ("id", "kind", "status", "code", "finished_at", "outcome")
+    fields = ("id", "kind", "status", "code", "finished_at", "result")
     readonly_fields = fields
     can_delete = False
     show_change_link = True
+    verbose_name_plural = "latest games (all of them: Games, filtered by league)"
+    LATEST = 20
+
+    def get_queryset(self, request: Any) -> Any:
+        qs = super().get_queryset(request)
+        league = request.resolver_match.kwargs.get("object_id") if request.resolver_match \
+            else None
+        if league is None or not str(league).isdigit():
+            return qs.none()
+        latest = list(qs.filter(league_id=int(league)).order_by("-id")
+                      .values_list("id", flat=True)[: self.LATEST])
+        return qs.filter(pk__in=latest).prefetch_related("seat_set")
 
     def has_add_permission(self, request: Any, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="result")
+    def result(self, obj: Game) -> str:
+        from .views import outcome_text
+
+        return outcome_text(obj, list(obj.seat_set.all())) or "-"
 
 
 @admin.register(League)
@@ -188,6 +228,10 @@ class LeagueAdmin(admin.ModelAdmin):
     readonly_fields = ("standings_table",)
     fields = ("name", "kind", "members", "standings_table")
     inlines = [LeagueGameInline]
+    search_fields = ("name", "members__username")
+
+    def get_urls(self) -> list[Any]:
+        return club_admin.league_urls(self) + super().get_urls()
 
     @admin.display(description="members")
     def member_count(self, obj: League) -> int:

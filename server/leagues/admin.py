@@ -110,7 +110,9 @@ class SeasonAdmin(admin.ModelAdmin):
     def standings_table(self, obj: Season) -> Any:
         if obj.pk is None:
             return "-"
-        return standings_html(standings.season_table(obj))
+        # (as saved: a form sent back with errors has put its bad values on ``obj``)
+        saved = Season.objects.select_related("league").get(pk=obj.pk)
+        return standings_html(standings.season_table(saved))
 
 
 @admin.register(Fixture)
