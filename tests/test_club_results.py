@@ -149,3 +149,27 @@ def test_only_organisers_decide(client, django_user_model, server_runtime):
         == 403
     assert client.get("/admin/games/game/record/").status_code == 403
     assert Game.objects.get(pk=g.pk).status == Game.OPEN
+
+
+@pytest.mark.django_db(transaction=True)
+def test_club_demo(server_runtime):
+    from server.leagues.demo import LEAGUE, load_club_demo
+    from server.leagues.models import Fixture, Season
+
+    assert load_club_demo(log=lambda _: None)
+    assert not load_club_demo(log=lambda _: None)  # idempotent
+    league = League.objects.get(name=LEAGUE)
+    seasons = {s.name: s for s in Season.objects.filter(league=league)}
+    assert set(seasons) == {"Autumn", "Winter"}
+    from server.leagues.standings import season_table
+
+    autumn = season_table(seasons["Autumn"])
+    assert sum(r.played for r in autumn) == 30  # 15 games: every pair of six once
+    winter = {r.username: r for r in season_table(seasons["Winter"])}
+    assert sum(r.adjudicated for r in winter.values()) == 2
+    reasons = list(Game.objects.filter(league=league).values_list("outcome__reason", flat=True))
+    assert "adjudicated" in reasons and reasons.count("off_board") == 2
+    assert Fixture.objects.filter(season=seasons["Winter"], round=3).count() == 3
+    assert Rating.objects.filter(game__league=league).count() >= 2 * 23
+    assert all(store.verify_chain(g).ok for g in Game.objects.filter(league=league)
+               .values_list("id", flat=True))
