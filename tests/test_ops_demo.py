@@ -94,7 +94,6 @@ def test_demo_games_have_plausible_ordered_times() -> None:
 
     from server.games import store
     from server.games.models import Event, Game
-
     from server.leagues.demo import LEAGUE  # (the club demo has games being played)
 
     _run("load_demo")
