@@ -547,7 +547,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "finished_games": rows(Game.FINISHED),
         "leagues": [
             {"id": lg.pk, "name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
-            for lg in League.objects.prefetch_related("members")
+            for lg in League.objects.all()
         ],
         "core": "compiled" if core.COMPILED else "pure Python",
     }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection, transaction
 from openskill.models import PlackettLuce
@@ -46,7 +46,25 @@ def rated(r: Result) -> bool:
     )
 
 
-def rate(r: Result, current: dict[tuple[int, str], tuple[float, float]]) -> list[Rating]:
+class Row(NamedTuple):
+    """One row of the rating history (the columns of :class:`Rating`)."""
+
+    user_id: int
+    kind: str
+    game_id: int
+    finished_at: datetime
+    mu: float
+    sigma: float
+    mu_before: float
+    sigma_before: float
+    place: int
+    adjudicated: bool
+
+
+ROW_COLUMNS = ", ".join(Row._fields)
+
+
+def rate(r: Result, current: dict[tuple[int, str], tuple[float, float]]) -> list[Row]:
     """The ratings after game ``r`` (``current``: (user, kind) -> (mu, sigma), updated)."""
     places = r.places()
     seats = list(range(len(r.players)))
@@ -73,25 +91,29 @@ def rate(r: Result, current: dict[tuple[int, str], tuple[float, float]]) -> list
             uid = r.players[s]
             assert uid is not None
             current[(uid, r.kind)] = (float(rating.mu), float(rating.sigma))
-            out.append(Rating(
-                user_id=uid, kind=r.kind, game_id=r.game_id, finished_at=r.finished_at,
-                mu=float(rating.mu), sigma=float(rating.sigma),
-                mu_before=before[s][0], sigma_before=before[s][1],
-                place=places[s], adjudicated=r.adjudicated,
-            ))
+            out.append(Row(uid, r.kind, r.game_id, r.finished_at, float(rating.mu),
+                           float(rating.sigma), before[s][0], before[s][1], places[s],
+                           r.adjudicated))
     return out
 
 
 def _project(results: Iterable[Result], current: dict[tuple[int, str], tuple[float, float]]
              ) -> int:
-    marks, rows = [], []
+    marks: list[tuple[int, datetime, bool]] = []
+    rows: list[Row] = []
     for r in results:
         ok = rated(r)
-        marks.append(RatedGame(game_id=r.game_id, finished_at=r.finished_at, rated=ok))
+        marks.append((r.game_id, r.finished_at, ok))
         if ok:
             rows.extend(rate(r, current))
-    RatedGame.objects.bulk_create(marks, batch_size=2000)
-    Rating.objects.bulk_create(rows, batch_size=2000)
+    with connection.cursor() as cur:  # (COPY: 40,000 rows in a blink)
+        with cur.copy(f"COPY {RatedGame._meta.db_table} (game_id, finished_at, rated) "
+                      "FROM STDIN") as copy:
+            for mark in marks:
+                copy.write_row(mark)
+        with cur.copy(f"COPY {Rating._meta.db_table} ({ROW_COLUMNS}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
     return len(marks)
 
 

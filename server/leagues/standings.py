@@ -12,12 +12,13 @@ bot) is last. A pair of seats is *opponents* unless they are Teka partners (seat
 
 from __future__ import annotations
 
+import json
 import threading
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Max
 
 from server.games.models import Game, League, Seat
@@ -57,6 +58,10 @@ class Result:
     def places(self) -> list[int]:
         """0-based place of each seat; ties share a place."""
         n = len(self.players)
+        if n == 2 and not self.left[0] and not self.left[1]:  # (the common case, quickly)
+            if not self.winners:
+                return [0, 0]
+            return [0, 1] if self.winners[0] == 0 else [1, 0]
         winners = set(self.winners)
         has_scores = len(self.scores) == n
 
@@ -90,30 +95,37 @@ def results(
     return results_of(games)
 
 
+_RESULTS_SQL = """
+SELECT g.id, g.kind, g.finished_at, g.outcome::text, g.num_seats,
+       array_agg(s.number), array_agg(s.kind), array_agg(s.user_id),
+       array_agg(s.secret <> '')
+FROM games_game g LEFT JOIN games_seat s ON s.game_id = g.id
+WHERE g.id IN ({games}) AND g.status = 'finished'
+GROUP BY g.id
+ORDER BY g.finished_at, g.id
+"""
+
+
 def results_of(games: Any) -> list[Result]:
-    """:class:`Result` of each game of the queryset ``games`` (finished ones), in the order
-    they finished (then by id)."""
-    rows = list(
-        games.order_by("finished_at", "id").values_list(
-            "id", "kind", "finished_at", "outcome", "num_seats"
-        )
-    )
-    if not rows:
-        return []
-    seats: dict[int, list[tuple[int, int | None, bool]]] = defaultdict(list)
-    for gid, number, kind, user_id, secret in Seat.objects.filter(
-        game_id__in=[r[0] for r in rows]
-    ).values_list("game_id", "number", "kind", "user_id", "secret"):
-        left = kind == Seat.BOT and (user_id is not None or bool(secret))
-        seats[gid].append((number, user_id if kind in (Seat.USER, Seat.BOT) else None, left))
+    """:class:`Result` of each finished game of the queryset ``games``, in the order they
+    finished (then by id). One query (the seats aggregated per game)."""
+    sql, params = games.values("id").query.sql_with_params()
+    with connection.cursor() as cur:
+        cur.execute(_RESULTS_SQL.format(games=sql), params)
+        rows = cur.fetchall()
     out = []
-    for gid, kind, finished_at, outcome, n in rows:
+    for gid, kind, finished_at, outcome_text, n, numbers, kinds, users, secrets in rows:
         players: list[int | None] = [None] * n
         left = [False] * n
-        for number, user_id, was_left in seats.get(gid, []):
-            if 0 <= number < n:
-                players[number], left[number] = user_id, was_left
-        o = outcome or {}
+        for number, skind, uid, secret in zip(numbers, kinds, users, secrets, strict=True):
+            if number is None or not 0 <= number < n:
+                continue
+            if skind == Seat.USER:
+                players[number] = uid
+            elif skind == Seat.BOT:
+                players[number] = uid
+                left[number] = uid is not None or bool(secret)
+        o = json.loads(outcome_text) if outcome_text else {}
         out.append(
             Result(
                 gid, kind, finished_at, players, left,

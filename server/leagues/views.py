@@ -167,11 +167,13 @@ def league_page(request: HttpRequest, league_id: int) -> HttpResponse:
     rows = standings.season_table(season) if season else standings.all_time_table(lg)
     all_rounds = request.GET.get("rounds") == "all"
     rounds, last_round = _fixture_rows(season, all_rounds) if season else ([], 0)
-    rated = _league_ratings(lg)[:RATINGS_SHOWN]
+    rated = [{**r, "rating": f"{r['rating']:.1f}", "mu": f"{r['mu']:.2f}",
+              "sigma": f"{r['sigma']:.2f}"} for r in _league_ratings(lg)[:RATINGS_SHOWN]]
     top = rated[:5]
     hist = _history([r["user_id"] for r in top], lg.kind)
+    shown_rows = [{**r.to_json(), "h2h": f"{r.h2h:g}", "sb": f"{r.sb:g}"} for r in rows]
     context = {
-        "league": lg, "season": season, "seasons": list(lg.seasons.all()), "rows": rows,
+        "league": lg, "season": season, "seasons": list(lg.seasons.all()), "rows": shown_rows,
         "rounds": rounds, "more_rounds": not all_rounds and last_round > ROUNDS_SHOWN,
         "ratings": rated,
         "chart": chart([(r["username"], hist.get(r["user_id"], [])) for r in top]),
