@@ -89,6 +89,12 @@ class SeasonAdmin(admin.ModelAdmin):
     inlines = [FixtureInline]
     actions = ["generate_next_round"]
 
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        """A season with fixtures stays (its games and their results are in the log)."""
+        if obj is not None and obj.fixtures.exists():
+            return False
+        return super().has_delete_permission(request, obj)
+
     @admin.action(description="Generate the next round (fixtures and their games)")
     def generate_next_round(self, request: Any, queryset: Any) -> None:
         for season in queryset.select_related("league"):

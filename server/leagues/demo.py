@@ -24,7 +24,7 @@ from .models import Fixture, Season
 LEAGUE = "Tuesday Teeko club"
 PLAYERS = [("ada", "Ada"), ("bruno", "Bruno"), ("chen", "Chen"), ("dita", "Dita"),
            ("emil", "Emil"), ("fern", "Fern")]
-OPTIONS = {"move_cap": 60}
+OPTIONS = {"move_cap": 200}
 
 
 def play(kind: str, options: dict[str, Any], seed: int, stop: int | None = None

@@ -57,8 +57,9 @@ def chart(series: list[tuple[str, list[tuple[datetime, float]]]]) -> dict[str, A
         points = " ".join(xy(t, v) for t, v in s)
         if len(s) == 1:
             points = points + " " + points
+        end = xy(*s[-1]).split(",")
         lines.append({"label": label, "points": points, "colour": COLOURS[i % len(COLOURS)],
-                      "last": f"{s[-1][1]:.1f}"})
+                      "last": f"{s[-1][1]:.1f}", "x": end[0], "y": end[1]})
     return {"w": CHART_W, "h": CHART_H, "pad": PAD, "lines": lines,
             "top": f"{v1:.1f}", "bottom": f"{v0:.1f}",
             "start": datetime.fromtimestamp(t0).date(), "end": datetime.fromtimestamp(t1).date(),
