@@ -91,3 +91,14 @@ def test_player_page(client, club):
     assert 'href="/players/bob/"' in html
     assert client.get("/players/nobody/").status_code == 404
     assert client.get("/players/%3Ddee/").status_code == 200
+
+
+def test_league_api_names_its_seasons_and_page(client, club):
+    league, season = club
+    detail = client.get(f"/api/leagues/{league.pk}/").json()
+    assert detail["seasons"] == [{"id": season.pk, "name": "Spring",
+                                  "start": season.start.isoformat(),
+                                  "end": season.end.isoformat()}]
+    assert detail["page"] == f"/leagues/{league.pk}/"
+    assert [r["rank"] for r in detail["standings"]] == sorted(r["rank"] for r in
+                                                              detail["standings"])

@@ -31,4 +31,9 @@ def league_json(league: League, *, detail: bool = False) -> dict[str, Any]:
     if detail:
         out["standings"] = standings(league)
         out["game_ids"] = list(league.games.order_by("id").values_list("id", flat=True))
+        out["seasons"] = [
+            {"id": s.pk, "name": s.name, "start": s.start.isoformat(), "end": s.end.isoformat()}
+            for s in league.seasons.all()  # type: ignore[attr-defined]
+        ]
+        out["page"] = f"/leagues/{league.pk}/"
     return out
