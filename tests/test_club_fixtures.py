@@ -87,3 +87,23 @@ def test_nobody_to_pair_is_an_error_and_makes_nothing(admin_client, django_user_
     r = generate(admin_client, season)
     assert "has 1 members: a round needs 2" in r.content.decode()
     assert not Fixture.objects.exists() and not Game.objects.exists()
+
+
+def test_a_season_with_fixtures_keeps_its_league_and_stays(admin_client, django_user_model,
+                                                            server_runtime):
+    season = season_of(django_user_model, "teeko", 2)
+    other = League.objects.create(name="Other", kind="teeko")
+    generate(admin_client, season)
+    url = f"/admin/leagues/season/{season.pk}/change/"
+    page = admin_client.get(url).content.decode()
+    assert 'name="league"' not in page
+    data = {"league": other.pk, "name": "Spring", "start": "2026-03-03", "end": "2026-06-30",
+            "scoring": "points", "points_win": 3, "points_draw": 1, "points_loss": 0,
+            "placings": "", "tiebreaks": "", "pairing": "swiss", "table_size": 4,
+            "fixtures-TOTAL_FORMS": "1", "fixtures-INITIAL_FORMS": "1"}
+    admin_client.post(url, data)
+    season.refresh_from_db()
+    assert season.league_id != other.pk
+    assert admin_client.post(f"/admin/leagues/season/{season.pk}/delete/",
+                             {"post": "yes"}).status_code == 403
+    assert Season.objects.filter(pk=season.pk).exists()

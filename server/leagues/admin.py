@@ -89,6 +89,12 @@ class SeasonAdmin(admin.ModelAdmin):
     inlines = [FixtureInline]
     actions = ["generate_next_round"]
 
+    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
+        """A season with fixtures keeps its league (its fixtures' games are that league's)."""
+        if obj is not None and obj.pk is not None and obj.fixtures.exists():
+            return ("league", *self.readonly_fields)
+        return self.readonly_fields
+
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         """A season with fixtures stays (its games and their results are in the log)."""
         if obj is not None and obj.fixtures.exists():
