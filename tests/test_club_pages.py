@@ -102,3 +102,25 @@ def test_league_api_names_its_seasons_and_page(client, club):
     assert detail["page"] == f"/leagues/{league.pk}/"
     assert [r["rank"] for r in detail["standings"]] == sorted(r["rank"] for r in
                                                               detail["standings"])
+
+
+def test_a_live_teka_deal_never_shows(client, admin_client, django_user_model, server_runtime):
+    users = [django_user_model.objects.create_user(f"t{i}", password="pw") for i in range(4)]
+    league = League.objects.create(name="Teka nights", kind="teka")
+    league.members.set(users)
+    season = Season.objects.create(league=league, name="S", start=dt.date.today(),
+                                   end=dt.date.today())
+    game = fixtures.next_round(season)[0].game
+    hands = Event.objects.get(game=game, type="deal").payload["hands"]
+    pages = [client.get(f"/leagues/{league.pk}/").content.decode(),
+             client.get("/players/t0/").content.decode(),
+             client.get(f"/leagues/{league.pk}/fixtures.csv?season={season.pk}").content.decode(),
+             admin_client.get(f"/admin/leagues/season/{season.pk}/change/").content.decode(),
+             admin_client.get(f"/admin/games/game/{game.pk}/change/").content.decode(),
+             admin_client.get(f"/admin/games/game/{game.pk}/decide/").content.decode(),
+             admin_client.get("/admin/games/game/").content.decode()]
+    for page in pages:
+        for hand in hands:
+            for card in hand:
+                assert f'"{card}"' not in page and f"'{card}'" not in page
+                assert f"&quot;{card}&quot;" not in page
