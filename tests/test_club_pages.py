@@ -124,3 +124,11 @@ def test_a_live_teka_deal_never_shows(client, admin_client, django_user_model, s
             for card in hand:
                 assert f'"{card}"' not in page and f"'{card}'" not in page
                 assert f"&quot;{card}&quot;" not in page
+
+
+def test_pages_answer_get_only(client, club):
+    league, _season = club
+    for url in (f"/leagues/{league.pk}/", "/leagues/", "/players/ann/",
+                f"/leagues/{league.pk}/standings.csv"):
+        assert client.post(url).status_code == 405
+        assert client.head(url).status_code == 200

@@ -27,7 +27,7 @@ from django.urls import path, reverse
 import core
 from core.api import OptionsError
 from server.games import store
-from server.games.models import KIND_CHOICES, Game, League, Seat
+from server.games.models import KIND_CHOICES, Game, League
 
 from .access import is_organiser
 
@@ -219,5 +219,3 @@ def admin_urls(model_admin: Any) -> list[Any]:
              name="games_game_decide"),
     ]
 
-
-__all__ = ["Seat", "admin_urls", "record_off_board"]

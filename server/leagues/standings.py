@@ -276,7 +276,7 @@ def _version(league_id: int) -> tuple[Any, ...]:
 def season_table(season: Season) -> list[Row]:
     """A season's standings: the league's games finished within the season's dates, its
     scheme, its league's members listed even without a game."""
-    members = _members(season.league_id)
+    members = members_of(season.league_id)
     key = ("season", season.pk, season.start, season.end, season.scoring, season.points_win,
            season.points_draw, season.points_loss, season.placings, season.tiebreaks,
            _version(season.league_id), tuple(members))
@@ -286,7 +286,7 @@ def season_table(season: Season) -> list[Row]:
     ))
 
 
-def _members(league_id: int) -> list[int]:
+def members_of(league_id: int) -> list[int]:
     return sorted(
         League.members.through.objects.filter(league_id=league_id).values_list(
             "user_id", flat=True
@@ -296,7 +296,7 @@ def _members(league_id: int) -> list[int]:
 
 def all_time_table(league: League) -> list[Row]:
     """All the league's finished games, 3/1/0 points, tie-breaks h2h, SB, wins."""
-    members = _members(league.pk)
+    members = members_of(league.pk)
     key = ("all", league.pk, _version(league.pk), tuple(members))
     return _cached(key, lambda: table(results(league.pk), Scheme(), members=members))
 

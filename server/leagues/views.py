@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Max
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_safe
 
 from server.games.models import Game, League, Seat
 from server.games.views import outcome_text
@@ -26,11 +27,6 @@ COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8
            "#e377c2"]
 ROUNDS_SHOWN = 6
 RATINGS_SHOWN = 50
-
-
-def _get(method_ok: bool) -> None:
-    if not method_ok:
-        raise Http404("use GET")
 
 
 def chart(series: list[tuple[str, list[tuple[datetime, float]]]]) -> dict[str, Any] | None:
@@ -84,7 +80,7 @@ _ratings_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
 def _league_ratings(league: League) -> list[dict[str, Any]]:
     """Current ratings in the league's kind of its members (cached until ratings change)."""
-    members = standings._members(league.pk)
+    members = standings.members_of(league.pk)
     top = Rating.objects.filter(kind=league.kind).aggregate(m=Max("id"))["m"]
     key = (league.pk, league.kind, top, tuple(members))
     hit = _ratings_cache.get(key)
@@ -96,8 +92,8 @@ def _league_ratings(league: League) -> list[dict[str, Any]]:
     return hit
 
 
+@require_safe
 def league_list(request: HttpRequest) -> HttpResponse:
-    _get(request.method in ("GET", "HEAD"))
     leagues = []
     for lg in League.objects.prefetch_related("seasons"):
         leagues.append({"league": lg, "seasons": list(lg.seasons.all()),
@@ -161,8 +157,8 @@ def _fixture_rows(season: Season, all_rounds: bool) -> tuple[list[dict[str, Any]
     return list(rounds.values()), last
 
 
+@require_safe
 def league_page(request: HttpRequest, league_id: int) -> HttpResponse:
-    _get(request.method in ("GET", "HEAD"))
     lg = _league(league_id)
     season = _season(lg, request)
     rows = standings.season_table(season) if season else standings.all_time_table(lg)
@@ -196,8 +192,8 @@ def cell(value: Any) -> Any:
     return value
 
 
+@require_safe
 def standings_csv(request: HttpRequest, league_id: int) -> HttpResponse:
-    _get(request.method in ("GET", "HEAD"))
     lg = _league(league_id)
     season = _season(lg, request)
     rows = standings.season_table(season) if season else standings.all_time_table(lg)
@@ -210,8 +206,8 @@ def standings_csv(request: HttpRequest, league_id: int) -> HttpResponse:
     return resp
 
 
+@require_safe
 def fixtures_csv(request: HttpRequest, league_id: int) -> HttpResponse:
-    _get(request.method in ("GET", "HEAD"))
     lg = _league(league_id)
     season = _season(lg, request)
     if season is None:
@@ -230,8 +226,8 @@ def fixtures_csv(request: HttpRequest, league_id: int) -> HttpResponse:
     return resp
 
 
+@require_safe
 def player_page(request: HttpRequest, username: str) -> HttpResponse:
-    _get(request.method in ("GET", "HEAD"))
     user = get_user_model().objects.filter(username=username[:150]).first()
     if user is None:
         raise Http404("no such player")
