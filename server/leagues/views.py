@@ -75,17 +75,23 @@ def _names(ids: set[int]) -> dict[int, str]:
     return dict(get_user_model().objects.filter(pk__in=ids).values_list("pk", "username"))
 
 
-_ratings_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+_ratings_cache: dict[tuple[Any, ...], tuple[list[dict[str, Any]], Any]] = {}
 
 
-def _league_ratings(league: League) -> list[dict[str, Any]]:
-    """Current ratings in the league's kind of its members (cached until ratings change)."""
+def _league_ratings(league: League) -> tuple[list[dict[str, Any]], Any]:
+    """Current ratings in the league's kind of its members, best first, and the chart of the
+    top five's history (cached until any rating row is written: the newest row's id)."""
     members = standings.members_of(league.pk)
-    top = Rating.objects.filter(kind=league.kind).aggregate(m=Max("id"))["m"]
+    top = Rating.objects.aggregate(m=Max("id"))["m"]  # (the primary key's index: instant)
     key = (league.pk, league.kind, top, tuple(members))
     hit = _ratings_cache.get(key)
     if hit is None:
-        hit = ratings.current(league.kind, members)
+        rated = [{**r, "rating": f"{r['rating']:.1f}", "mu": f"{r['mu']:.2f}",
+                  "sigma": f"{r['sigma']:.2f}"}
+                 for r in ratings.current(league.kind, members)[:RATINGS_SHOWN]]
+        best = rated[:5]
+        hist = _history([r["user_id"] for r in best], league.kind)
+        hit = (rated, chart([(r["username"], hist.get(r["user_id"], [])) for r in best]))
         if len(_ratings_cache) > 64:
             _ratings_cache.clear()
         _ratings_cache[key] = hit
@@ -101,10 +107,10 @@ def league_list(request: HttpRequest) -> HttpResponse:
     return render(request, "leagues/list.html", {"leagues": leagues})
 
 
-def _season(league: League, request: HttpRequest) -> Season | None:
-    """The season asked for (``?season=<id>``; ``all``: none, all time), else the latest."""
+def _season(seasons: list[Season], request: HttpRequest) -> Season | None:
+    """Of the league's ``seasons`` (latest first), the one asked for (``?season=<id>``;
+    ``all``: none, all time), else the latest."""
     raw = request.GET.get("season", "")
-    seasons = list(league.seasons.all())
     if raw == "all":
         return None
     if raw:
@@ -160,20 +166,18 @@ def _fixture_rows(season: Season, all_rounds: bool) -> tuple[list[dict[str, Any]
 @require_safe
 def league_page(request: HttpRequest, league_id: int) -> HttpResponse:
     lg = _league(league_id)
-    season = _season(lg, request)
+    seasons = list(lg.seasons.all())
+    season = _season(seasons, request)
     rows = standings.season_table(season) if season else standings.all_time_table(lg)
     all_rounds = request.GET.get("rounds") == "all"
     rounds, last_round = _fixture_rows(season, all_rounds) if season else ([], 0)
-    rated = [{**r, "rating": f"{r['rating']:.1f}", "mu": f"{r['mu']:.2f}",
-              "sigma": f"{r['sigma']:.2f}"} for r in _league_ratings(lg)[:RATINGS_SHOWN]]
-    top = rated[:5]
-    hist = _history([r["user_id"] for r in top], lg.kind)
+    rated, rating_chart = _league_ratings(lg)
     shown_rows = [{**r.to_json(), "h2h": f"{r.h2h:g}", "sb": f"{r.sb:g}"} for r in rows]
     context = {
-        "league": lg, "season": season, "seasons": list(lg.seasons.all()), "rows": shown_rows,
+        "league": lg, "season": season, "seasons": seasons, "rows": shown_rows,
         "rounds": rounds, "more_rounds": not all_rounds and last_round > ROUNDS_SHOWN,
         "ratings": rated,
-        "chart": chart([(r["username"], hist.get(r["user_id"], [])) for r in top]),
+        "chart": rating_chart,
         "season_q": f"season={season.pk}" if season else "season=all",
     }
     return render(request, "leagues/league.html", context)
@@ -195,7 +199,7 @@ def cell(value: Any) -> Any:
 @require_safe
 def standings_csv(request: HttpRequest, league_id: int) -> HttpResponse:
     lg = _league(league_id)
-    season = _season(lg, request)
+    season = _season(list(lg.seasons.all()), request)
     rows = standings.season_table(season) if season else standings.all_time_table(lg)
     resp, out = _csv_response(f"standings-{lg.pk}-{season.pk if season else 'all'}.csv")
     out.writerow(["rank", "player", "played", "won", "drawn", "lost", "abandoned",
@@ -209,7 +213,7 @@ def standings_csv(request: HttpRequest, league_id: int) -> HttpResponse:
 @require_safe
 def fixtures_csv(request: HttpRequest, league_id: int) -> HttpResponse:
     lg = _league(league_id)
-    season = _season(lg, request)
+    season = _season(list(lg.seasons.all()), request)
     if season is None:
         raise Http404("fixtures belong to a season")
     rounds, _ = _fixture_rows(season, True)
