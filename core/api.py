@@ -52,6 +52,40 @@ TABLE_EVENTS: Final = frozenset({"table", "timeout", "seat_to_bot"})
 follows in the log as ordinary events (:meth:`Game.forfeit`, or a bot's move)."""
 
 
+RESULT: Final = "result"
+"""Event type of a result decided by the table's organiser rather than by play:
+``{"type": "result", "winners": [seats], "reason": <one of RESULT_REASONS>, "scores":
+[one per seat] (or [])}``. It ends the game with exactly that outcome; every game's
+``evolve`` accepts it at any point of a game not yet over. The server appends it (never a
+seat's command): a game played on a physical board (``off_board``), a forfeit, an
+adjudication of an abandoned game, a void game (no winners). See :func:`result_event`."""
+
+RESULT_REASONS: Final = frozenset({"off_board", "forfeit", "adjudicated", "void"})
+
+
+def result_event(seats: int, winners: Any, reason: Any, scores: Any = None) -> Obj:
+    """A valid ``result`` event for a table of ``seats`` seats, or :class:`OptionsError`
+    saying what is wrong (winners: distinct seat numbers, none for a void game; scores:
+    none or one integer per seat)."""
+    if reason not in RESULT_REASONS:
+        raise OptionsError(f"a result's reason is one of {', '.join(sorted(RESULT_REASONS))}")
+    if not isinstance(winners, list) or not all(
+        isinstance(w, int) and not isinstance(w, bool) and 0 <= w < seats for w in winners
+    ):
+        raise OptionsError(f"winners are seat numbers 0..{seats - 1}")
+    if len(set(winners)) != len(winners) or len(winners) == seats > 1:
+        raise OptionsError("winners are distinct seats, not every seat (a draw has none)")
+    if reason == "void" and winners:
+        raise OptionsError("a void game has no winners")
+    if scores is None:
+        scores = []
+    if not isinstance(scores, list) or (scores and len(scores) != seats) or not all(
+        isinstance(x, int) and not isinstance(x, bool) and abs(x) < 10**9 for x in scores
+    ):
+        raise OptionsError(f"scores are none or {seats} whole numbers, one per seat")
+    return {"type": RESULT, "winners": sorted(winners), "reason": reason, "scores": scores}
+
+
 class Outcome:
     """How a finished game ended.
 

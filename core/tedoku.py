@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from core.api import (
     ALL,
+    RESULT,
     TABLE_EVENTS,
     Game,
     IllegalMoveError,
@@ -326,6 +327,7 @@ class TedokuState:
         self.pend_shape: list[str] = []
         self.pend_mask: list[int] = []
         self.over: bool = False
+        self.result: Obj | None = None  # a ``result`` event that ended the game
 
     def copy(self) -> TedokuState:
         s = TedokuState()
@@ -343,6 +345,7 @@ class TedokuState:
         s.pend_shape = list(self.pend_shape)
         s.pend_mask = list(self.pend_mask)
         s.over = self.over
+        s.result = self.result
         return s
 
     @property
@@ -431,6 +434,10 @@ class TedokuGame(Game):
         kind = event.get("type")
         s = st.copy()
         if kind in TABLE_EVENTS:
+            return s
+        if kind == RESULT:
+            s.over = True
+            s.result = dict(event)
             return s
         if kind == "start":
             opts = self.options(event["options"])
@@ -608,6 +615,9 @@ class TedokuGame(Game):
         st: TedokuState = state
         if not st.over:
             return None
+        if st.result is not None:
+            r = st.result
+            return Outcome(list(r["winners"]), str(r["reason"]), list(r.get("scores", [])))
         totals = [st.totals(s)[4] for s in range(st.seats)]
         # RULES.md Tedoku: solo shows the rulebook tier, judged on the total with bonus
         # points; otherwise highest total, tie-break fewest empty squares, else shared win.

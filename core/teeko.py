@@ -15,6 +15,7 @@ from random import Random
 from typing import Any, Final
 
 from core.api import (
+    RESULT,
     TABLE_EVENTS,
     Game,
     IllegalMoveError,
@@ -411,7 +412,7 @@ class TeekoGame(Game):
                 n.draw_offer = NO_SEAT  # answering an offer with a move declines it
             if s.repetition:
                 n.push_history(position_key(n.white, n.black, n.turn), frm == NO_SQUARE)
-        elif kind == "game_over":
+        elif kind == "game_over" or kind == RESULT:
             winners: list[int] = event["winners"]
             n.over = True
             n.winner = winners[0] if winners else NO_SEAT

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from core.api import (
     ALL,
+    RESULT,
     TABLE_EVENTS,
     Game,
     IllegalMoveError,
@@ -127,6 +128,7 @@ class TekaState:
         self.scores: list[int] = [0, 0]
         self.sheet: list[Obj] = []
         self.winners: list[int] = []
+        self.reason: str = "score"  # (another reason: a ``result`` event ended the match)
 
     def copy(self) -> TekaState:
         s = TekaState()
@@ -162,6 +164,7 @@ class TekaState:
         s.scores = list(self.scores)
         s.sheet = list(self.sheet)
         s.winners = list(self.winners)
+        s.reason = self.reason
         return s
 
 
@@ -439,6 +442,16 @@ class TekaGame(Game):
         s = old.copy()
         t = event["type"]
         if t in TABLE_EVENTS:
+            return s
+        if t == RESULT:
+            s.winners = [int(x) for x in event["winners"]]
+            s.reason = str(event["reason"])
+            scores = event.get("scores") or []
+            if len(scores) == SEATS:
+                s.scores = [int(scores[0]), int(scores[1])]
+            if s.phase not in ("cut", "over"):
+                s.unplayed = [list(h) for h in s.hands]  # (shown once the match is over)
+            s.phase = "over"
             return s
         if t == "start":
             s.options = dict(event["options"])
@@ -855,7 +868,7 @@ class TekaGame(Game):
         st: TekaState = state
         if st.phase != "over":
             return None
-        return Outcome(st.winners, "score", [st.scores[i % 2] for i in range(SEATS)])
+        return Outcome(st.winners, st.reason, [st.scores[i % 2] for i in range(SEATS)])
 
     # -- hidden information ---------------------------------------------------------------
 

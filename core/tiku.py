@@ -24,6 +24,7 @@ from random import Random
 from typing import Any, Final
 
 from core.api import (
+    RESULT,
     TABLE_EVENTS,
     Game,
     IllegalMoveError,
@@ -587,7 +588,7 @@ class TikuGame(Game):
             _end_round(n, list(event["winners"]), str(event["reason"]))
         elif kind == "next_round":
             _new_round(n, int(event["round"]), int(event["first"]))
-        elif kind == "game_over":
+        elif kind == "game_over" or kind == RESULT:
             _finish(n, list(event["winners"]), str(event["reason"]))
         elif kind == "resigned":
             pass

@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "channels",
     "server.games",
     "server.ops",
+    "server.leagues",  # issue 13: club play
 ]
 
 MIDDLEWARE = [

@@ -3,6 +3,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("", include("server.leagues.urls")),  # issue 13: /leagues/, /players/
     path("", include("server.games.urls")),
 ]
 

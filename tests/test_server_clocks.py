@@ -173,14 +173,17 @@ async def test_tedoku_timed_out_seat_played_by_a_bot(daphne_server):
 
 
 def league_of_two() -> int:
-    """(a thread) users ann and bob (password pw), members of a Teeko league."""
+    """(a thread) users ann and bob (password pw), members of a Teeko league; ann is a
+    league organiser (she reserves bob's seat)."""
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
     from django.db import connection
 
     from server.games.models import League
 
     try:
         users = [get_user_model().objects.create_user(n, password="pw") for n in ("ann", "bob")]
+        users[0].user_permissions.add(Permission.objects.get(codename="organise_league"))
         league = League.objects.create(name="Tuesday", kind="teeko")
         league.members.add(*users)
         return int(league.pk)
@@ -205,6 +208,7 @@ async def test_abandoned_seat_handed_to_a_bot(daphne_server):
             "table": {"abandon": 1},
             "seats": [{"kind": "user", "username": "ann"}, {"kind": "user", "username": "bob"}],
         },
+        Authorization=f"Token {tokens[0]}",
     )
     gid = g["id"]
     ann, bob = await ws_client(server, gid, "ann"), await ws_client(server, gid, "bob")

@@ -4,29 +4,52 @@ import json
 from typing import Any
 
 from django.contrib import admin
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 import core
 from core.api import ALL, SPECTATOR
+from server.leagues import club_admin
 
 from . import leagues, store
 from .models import Event, Game, League, Seat, Token
 
 
 class SeatInline(admin.TabularInline):
+    """A game's seats, read only: they are made with the game (``store.create_game``) and
+    filled by joining; a seat edited here would change a result behind the log's back (a
+    finished game's player) or hang a live game (a bot seat made open)."""
+
     model = Seat
     extra = 0
     fields = ("number", "kind", "user", "name", "bot_level", "claimed")
-    readonly_fields = ("number",)
+    readonly_fields = fields
     can_delete = False
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "status", "code", "league", "created_at", "finished_at")
-    list_filter = ("kind", "status", "league")
-    search_fields = ("code",)
+    # (issue 13: the club's view: players, readable results, season/date filters, search by
+    # player, closing stale tables; see server.leagues.club_admin)
+    list_display = ("id", "kind", "status", "players", "result", "league", "code", "created_at",
+                    "finished_at")
+    list_filter = ("kind", "status", "league", club_admin.SeasonFilter,
+                   ("finished_at", admin.DateFieldListFilter),
+                   ("created_at", admin.DateFieldListFilter))
+    list_select_related = ("league",)
+    search_fields = ("code", "seat_set__name", "seat_set__user__username")
+    search_help_text = "a join code or a player's name"
+    actions = [club_admin.close_stale_open_tables]
     readonly_fields = (
         "kind",
         "options",
@@ -34,10 +57,12 @@ class GameAdmin(admin.ModelAdmin):
         "code",
         "created_at",
         "finished_at",
-        "outcome",
+        "result",
         "status",
+        "links",
     )
     fields = (
+        "links",
         "kind",
         "options",
         "num_seats",
@@ -47,9 +72,52 @@ class GameAdmin(admin.ModelAdmin):
         "created_by",
         "created_at",
         "finished_at",
-        "outcome",
+        "result",
     )
     inlines = [SeatInline]
+
+    def get_queryset(self, request: Any) -> Any:
+        return super().get_queryset(request).prefetch_related("seat_set")
+
+    @admin.display(description="players")
+    def players(self, obj: Game) -> str:
+        return club_admin.players(obj)
+
+    @admin.display(description="result")
+    def result(self, obj: Game) -> str:
+        from .views import outcome_text
+
+        return outcome_text(obj, list(obj.seat_set.all())) or "-"
+
+    @admin.display(description="see")
+    def links(self, obj: Game) -> str:
+        """The game's page, its log (the replay of a finished game) and, for a game not
+        over, the page that decides its result."""
+        if obj.pk is None:
+            return "-"
+        out = format_html(
+            '<a href="/games/{}/">game page</a> · <a href="/api/games/{}/log/">log</a>',
+            obj.pk, obj.pk,
+        )
+        if obj.status != Game.FINISHED:
+            out += format_html(
+                ' · <a href="{}">decide the result (forfeit, adjudicate, void)</a>',
+                reverse("admin:games_game_decide", args=[obj.pk]),
+            )
+        return out
+
+    def get_urls(self) -> list[Any]:
+        from server.leagues.results import admin_urls  # (issue 13: results and corrections)
+
+        return admin_urls(self) + super().get_urls()
+
+    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
+        """Only an open table's league may be changed here (to one of the game's kind: see
+        ``Game.clean``); a live or finished game is read only (its results are the log's)."""
+        fields = tuple(self.readonly_fields)
+        if obj is not None and obj.status != Game.OPEN:
+            fields += ("league", "created_by")
+        return fields
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         return False  # the log is permanent
@@ -126,13 +194,31 @@ class LeagueGameInline(admin.TabularInline):
     model = Game
     fk_name = "league"
     extra = 0
-    fields = ("id", "kind", "status", "code", "finished_at", "outcome")
+    fields = ("id", "kind", "status", "code", "finished_at", "result")
     readonly_fields = fields
     can_delete = False
     show_change_link = True
+    verbose_name_plural = "latest games (all of them: Games, filtered by league)"
+    LATEST = 20
+
+    def get_queryset(self, request: Any) -> Any:
+        qs = super().get_queryset(request)
+        league = request.resolver_match.kwargs.get("object_id") if request.resolver_match \
+            else None
+        if league is None or not str(league).isdigit():
+            return qs.none()
+        latest = list(qs.filter(league_id=int(league)).order_by("-id")
+                      .values_list("id", flat=True)[: self.LATEST])
+        return qs.filter(pk__in=latest).prefetch_related("seat_set")
 
     def has_add_permission(self, request: Any, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="result")
+    def result(self, obj: Game) -> str:
+        from .views import outcome_text
+
+        return outcome_text(obj, list(obj.seat_set.all())) or "-"
 
 
 @admin.register(League)
@@ -142,6 +228,10 @@ class LeagueAdmin(admin.ModelAdmin):
     readonly_fields = ("standings_table",)
     fields = ("name", "kind", "members", "standings_table")
     inlines = [LeagueGameInline]
+    search_fields = ("name", "members__username")
+
+    def get_urls(self) -> list[Any]:
+        return club_admin.league_urls(self) + super().get_urls()
 
     @admin.display(description="members")
     def member_count(self, obj: League) -> int:

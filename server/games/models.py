@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -21,17 +22,35 @@ def new_join_code() -> str:
     return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6))
 
 
+KIND_CHOICES = [("teeko", "Teeko"), ("tiku", "Tiku"), ("tedoku", "Tedoku"), ("teka", "Teka")]
+"""The four game kinds (``core.GAMES``), as model choices."""
+
+
 class League(models.Model):
     name = models.CharField(max_length=100, unique=True)
-    kind = models.CharField(max_length=20, help_text="teeko, tiku, tedoku or teka")
+    kind = models.CharField(max_length=20, choices=KIND_CHOICES, help_text="the game it plays")
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="leagues")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=[k for k, _ in KIND_CHOICES]), name="league_kind"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.kind})"
+
+    def clean(self) -> None:
+        """A league's kind cannot change under games of the old kind."""
+        if self.pk is not None:
+            other = Game.objects.filter(league_id=self.pk).exclude(kind=self.kind).first()
+            if other is not None:
+                raise ValidationError(
+                    {"kind": f"the league has {other.kind} games: its kind stays {other.kind}"}
+                )
 
 
 class Game(models.Model):
@@ -64,6 +83,15 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.status})"
+
+    def clean(self) -> None:
+        """A game joins only a league of its own kind."""
+        if self.league_id is not None:
+            league = League.objects.filter(pk=self.league_id).first()
+            if league is not None and league.kind != self.kind:
+                raise ValidationError(
+                    {"league": f"{league.name} plays {league.kind}; this game is {self.kind}"}
+                )
 
 
 class Seat(models.Model):

@@ -521,6 +521,22 @@ def _finish(game_id: int, outcome: dict[str, Any], at: datetime | None = None) -
         )
 
 
+def append_result(
+    game_id: int, winners: Any, reason: Any, scores: Any = None
+) -> SubmitResult:
+    """End a game not yet over with a result decided by its organiser: one ``result``
+    event appended to its log (:func:`core.api.result_event`: forfeit, adjudicated, void,
+    off_board), never a change of any row but the game's status. Raises OptionsError (bad
+    result, or the game is over), NotFound, StaleError (a move came first: try again)."""
+    from core.api import result_event
+
+    e = entry(game_id, fresh=True)
+    if e.finished or e.game.outcome(e.state) is not None:
+        raise OptionsError("the game is over: its result stands (the log is permanent)")
+    event = result_event(e.num_seats, winners, reason, scores)
+    return submit(game_id, 0, None, e.seq, pre=[(None, event)])
+
+
 # --------------------------------------------------------------------------- creating
 
 

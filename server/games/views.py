@@ -276,6 +276,9 @@ def create(request: HttpRequest) -> Any:
             created_by=user,
             table=data.get("table"),
         )
+        refused = create_refused(user, game)
+        if refused is not None:  # (raised inside the transaction: nothing is created)
+            raise ApiError(403, "forbidden", refused)
         guest_secrets = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
         joined = None
         if join is not None:
@@ -300,6 +303,21 @@ def create(request: HttpRequest) -> Any:
     if joined is not None:
         out["joined"] = joined
     return out
+
+
+def create_refused(user: Any, game: Game) -> str | None:
+    """Why ``user`` may not have created ``game`` (checked after the input, in its
+    transaction), or None: a game in a league needs a member of the league or an
+    organiser; seats reserved for other users need an organiser."""
+    from server.leagues import access
+
+    if game.league_id is not None:
+        refused = access.may_create_in(user, game.league)  # type: ignore[arg-type]
+        if refused is not None:
+            return refused
+    me = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
+    others = [s.name for s in game.seat_set.all() if s.kind == s.USER and s.user_id != me]
+    return access.may_reserve_for(user, others)
 
 
 @api(("GET",))
@@ -515,6 +533,43 @@ def _result(g: Game, names: list[str]) -> str:
     return text
 
 
+DECIDED_LABELS = {
+    "adjudicated": "adjudicated",
+    "forfeit": "by forfeit",
+    "off_board": "played off the board",
+    "void": "void",
+}
+
+
+def outcome_text(g: Game, seats: list[Any] | None = None) -> str:
+    """A finished game's result for people: "ada & chen win 104-52", "bob wins",
+    "draw", "void"; a result an organiser decided says so ("ann wins (adjudicated)").
+    "" while the game goes on."""
+    outcome = g.outcome
+    if not outcome:
+        return ""
+    seats = list(g.seat_set.all()) if seats is None else seats
+    names = [_seat_label(s) for s in seats]
+    reason = str(outcome.get("reason", ""))
+    if reason == "void":
+        return "void"
+    winners = [w for w in outcome.get("winners", []) if 0 <= w < len(names)]
+    text = (" & ".join(names[w] for w in winners) + (" win" if len(winners) > 1 else " wins")
+            if winners else "draw")
+    scores = outcome.get("scores") or []
+    if len(scores) == len(names) == 4 and g.kind == "teka":
+        first = winners[0] % 2 if winners else 0
+        text += f" {scores[first]}-{scores[1 - first]}"
+    elif len(scores) == len(names) == 2:
+        first = winners[0] if winners else 0
+        text += f" {scores[first]}-{scores[1 - first]}"
+    elif len(scores) == len(names):
+        text += " · " + ", ".join(f"{n} {x}" for n, x in zip(names, scores, strict=True))
+    if reason in DECIDED_LABELS:
+        text += f" ({DECIDED_LABELS[reason]})"
+    return text
+
+
 def home(request: HttpRequest) -> HttpResponse:
     """The server's front page: open tables with their join codes, games in progress, the
     latest finished games and the league standings (refreshes itself every 30 s)."""
@@ -554,8 +609,8 @@ def home(request: HttpRequest) -> HttpResponse:
         "live_games": rows(Game.LIVE),
         "finished_games": rows(Game.FINISHED),
         "leagues": [
-            {"name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
-            for lg in League.objects.prefetch_related("members")
+            {"id": lg.pk, "name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
+            for lg in League.objects.all()
         ],
         "core": "compiled" if core.COMPILED else "pure Python",
     }

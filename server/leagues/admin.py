@@ -1,0 +1,145 @@
+"""The club's admin: seasons (with their standings and the next round's fixtures)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+
+from . import fixtures, standings
+from .models import Fixture, Season
+
+
+def player_names(ids: list[Any]) -> str:
+    """Usernames of a fixture's players in seat order (a bot for None)."""
+    names = dict(
+        get_user_model().objects.filter(pk__in=[i for i in ids if i is not None])
+        .values_list("pk", "username")
+    )
+    return ", ".join("bot" if i is None else names.get(i, f"#{i}") for i in ids)
+
+
+def game_links(game_id: int | None) -> Any:
+    """The game's public page and its admin page."""
+    if game_id is None:
+        return "-"
+    return format_html(
+        '<a href="/games/{}/">game #{}</a> (<a href="{}">admin</a>, '
+        '<a href="/api/games/{}/log/">log</a>)',
+        game_id, game_id, reverse("admin:games_game_change", args=[game_id]), game_id,
+    )
+
+
+class FixtureInline(admin.TabularInline):
+    model = Fixture
+    extra = 0
+    fields = ("round", "table", "date", "who", "result", "links")
+    readonly_fields = fields
+    can_delete = False
+    ordering = ("-round", "table")
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="players")
+    def who(self, obj: Fixture) -> str:
+        return player_names(obj.players) + (" (bye)" if obj.bye else "")
+
+    @admin.display(description="result")
+    def result(self, obj: Fixture) -> str:
+        from server.games.views import outcome_text
+
+        return outcome_text(obj.game) if obj.game is not None else "-"
+
+    @admin.display(description="game")
+    def links(self, obj: Fixture) -> Any:
+        return game_links(obj.game_id)
+
+
+def standings_html(rows: list[standings.Row]) -> str:
+    """A standings table for the admin (names escaped)."""
+    head = mark_safe(
+        "<tr><th>#</th><th>player</th><th>P</th><th>W</th><th>D</th><th>L</th>"
+        "<th>adj.</th><th>pts</th><th>h2h</th><th>SB</th></tr>"
+    )
+    body = format_html_join(
+        "",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>",
+        ((r.rank, r.username, r.played, r.won, r.drawn, r.lost, r.adjudicated or "",
+          r.points, f"{r.h2h:g}", f"{r.sb:g}") for r in rows),
+    )
+    return format_html("<table>{}{}</table>", head, body)
+
+
+@admin.register(Season)
+class SeasonAdmin(admin.ModelAdmin):
+    list_display = ("name", "league", "start", "end", "scoring", "pairing")
+    list_filter = ("league", "scoring")
+    search_fields = ("name", "league__name")
+    date_hierarchy = "start"
+    readonly_fields = ("standings_table",)
+    inlines = [FixtureInline]
+    actions = ["generate_next_round"]
+
+    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
+        """A season with fixtures keeps its league (its fixtures' games are that league's)."""
+        if obj is not None and obj.pk is not None and obj.fixtures.exists():
+            return ("league", *self.readonly_fields)
+        return self.readonly_fields
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        """A season with fixtures stays (its games and their results are in the log)."""
+        if obj is not None and obj.fixtures.exists():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    @admin.action(description="Generate the next round (fixtures and their games)")
+    def generate_next_round(self, request: Any, queryset: Any) -> None:
+        for season in queryset.select_related("league"):
+            try:
+                made = fixtures.next_round(season, created_by=request.user)
+            except ValueError as exc:
+                self.message_user(request, f"{season}: {exc}", messages.ERROR)
+                continue
+            games = sum(1 for f in made if not f.bye)
+            byes = len(made) - games
+            self.message_user(
+                request,
+                f"{season}: round {made[0].round} on {made[0].date}: {games} games"
+                + (f", {byes} bye" + ("s" if byes > 1 else "") if byes else ""),
+                messages.SUCCESS,
+            )
+
+    @admin.display(description="standings")
+    def standings_table(self, obj: Season) -> Any:
+        if obj.pk is None:
+            return "-"
+        # (as saved: a form sent back with errors has put its bad values on ``obj``)
+        saved = Season.objects.select_related("league").get(pk=obj.pk)
+        return standings_html(standings.season_table(saved))
+
+
+@admin.register(Fixture)
+class FixtureAdmin(admin.ModelAdmin):
+    list_display = ("season", "round", "table", "date", "who", "result", "links")
+    list_filter = ("season", "round", "date", "bye")
+    list_select_related = ("season__league", "game")
+    fields = list_display
+    readonly_fields = list_display
+    who = FixtureInline.who
+    result = FixtureInline.result
+    links = FixtureInline.links
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False  # fixtures are made by the season's "Generate the next round"
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,221 @@
+"""Results that happen off the server, and corrections: always by appending a ``result``
+event to a game's log (:func:`server.games.store.append_result`), never by editing rows.
+
+* *Decide* a game that is not over (abandoned, a no-show): forfeit (a seat or a Teka
+  partnership loses), adjudicated (the organiser names the winners, scores optional), void
+  (no result: standings and ratings leave it out), or off_board (it was finished on a
+  physical board).
+* *Record* a game played on a physical board: a new game with the players' seats, its
+  start events and then its ``result`` event (``off_board``).
+
+Both are admin pages (organisers: the permission ``leagues.organise_league``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+import core
+from core.api import OptionsError
+from server.games import store
+from server.games.models import KIND_CHOICES, Game, League
+
+from .access import is_organiser
+
+REASONS = [
+    ("adjudicated", "adjudicated: the organiser names the winners"),
+    ("forfeit", "forfeit: a seat (and its partner in Teka) loses"),
+    ("void", "void: no result (not counted)"),
+    ("off_board", "finished on a physical board: the winners as played"),
+]
+
+
+def _seat_choices(game: Game) -> list[tuple[str, str]]:
+    from server.games.views import _seat_label
+
+    return [(str(s.number), f"seat {s.number}: {_seat_label(s)}") for s in game.seat_set.all()]
+
+
+def _scores(text: str) -> list[int] | None:
+    parts = [p.strip() for p in text.replace("-", ",").split(",") if p.strip()]
+    if not parts:
+        return None
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise forms.ValidationError("scores are whole numbers, one per seat") from None
+
+
+class DecideForm(forms.Form):
+    reason = forms.ChoiceField(choices=REASONS)
+    winners = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple,
+        help_text="adjudicated / off the board: the seats that won (none: a draw)",
+    )
+    forfeit = forms.ChoiceField(required=False, label="forfeiting seat",
+                                help_text="forfeit: the seat that loses")
+    scores = forms.CharField(required=False, max_length=80,
+                             help_text="optional: one number per seat, e.g. 104, 52, 104, 52")
+
+    def __init__(self, game: Game, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.game = game
+        seats = _seat_choices(game)
+        self.fields["winners"].choices = seats
+        self.fields["forfeit"].choices = [("", "-"), *seats]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        reason = data.get("reason")
+        n = self.game.num_seats
+        winners = [int(w) for w in data.get("winners") or []]
+        if reason == "forfeit":
+            if data.get("forfeit") in (None, ""):
+                raise forms.ValidationError("name the seat that forfeits")
+            lost = int(data["forfeit"])
+            losing = {s for s in range(n) if s == lost or (self.game.kind == "teka"
+                                                           and s % 2 == lost % 2)}
+            winners = [s for s in range(n) if s not in losing]
+        elif reason == "void":
+            winners = []
+        try:
+            scores = _scores(data.get("scores") or "")
+            data["event"] = core.api.result_event(n, winners, reason, scores)
+        except OptionsError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
+
+class RecordForm(forms.Form):
+    league = forms.ModelChoiceField(League.objects.all(), required=False)
+    kind = forms.ChoiceField(choices=KIND_CHOICES)
+    players = forms.CharField(
+        max_length=400, help_text="usernames in seat order, comma separated (Teka: partners "
+        "are seats 0 & 2 and 1 & 3)")
+    winners = forms.CharField(max_length=400, required=False,
+                              help_text="usernames of the winners (none: a draw)")
+    scores = forms.CharField(required=False, max_length=80,
+                             help_text="optional: one number per seat")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        kind, league = data.get("kind"), data.get("league")
+        if not kind or "players" not in data:
+            return data
+        if league is not None and league.kind != kind:
+            raise forms.ValidationError(f"{league.name} plays {league.kind}, not {kind}")
+        names = [x.strip() for x in data["players"].split(",") if x.strip()]
+        game = core.GAMES[kind]
+        if not game.min_seats <= len(names) <= game.max_seats or len(names) < 2:
+            raise forms.ValidationError(
+                f"{kind} is played by {max(game.min_seats, 2)} to {game.max_seats} players")
+        if len(set(names)) != len(names):
+            raise forms.ValidationError("a player is named twice")
+        users = {u.get_username(): u for u in get_user_model().objects.filter(
+            username__in=names)}
+        missing = [x for x in names if x not in users]
+        if missing:
+            raise forms.ValidationError(f"no player called {missing[0][:40]!r}")
+        won = [x.strip() for x in (data.get("winners") or "").split(",") if x.strip()]
+        if any(w not in names for w in won):
+            raise forms.ValidationError("the winners are among the players")
+        try:
+            scores = _scores(data.get("scores") or "")
+            core.api.result_event(len(names), [names.index(w) for w in won], "off_board",
+                                  scores)
+        except OptionsError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        data["seat_users"] = [users[x] for x in names]
+        data["winner_seats"] = [names.index(w) for w in won]
+        data["score_list"] = scores
+        return data
+
+
+def record_off_board(kind: str, users: list[Any], winners: list[int],
+                     scores: list[int] | None, league: League | None = None,
+                     created_by: Any = None) -> Game:
+    """A game played on a physical board, in one transaction: the game with its players'
+    seats and start events, then its ``result`` event (``off_board``)."""
+    options: dict[str, Any] = {"seats": len(users)} if kind == "tedoku" else {}
+    with transaction.atomic():
+        game = store.create_game(kind, options, [{"kind": "user", "user": u} for u in users],
+                                 league=league, created_by=created_by)
+        store.append_result(game.pk, winners, "off_board", scores)
+    return Game.objects.get(pk=game.pk)
+
+
+def _check(request: HttpRequest) -> None:
+    if not is_organiser(request.user):
+        raise PermissionDenied("only league organisers record or decide results")
+
+
+def decide_view(model_admin: Any, request: HttpRequest, object_id: str) -> HttpResponse:
+    _check(request)
+    game = Game.objects.filter(pk=int(object_id) if object_id.isdigit() else 0).first()
+    if game is None:
+        return redirect(reverse("admin:games_game_changelist"))
+    back = reverse("admin:games_game_change", args=[game.pk])
+    if game.status == Game.FINISHED:
+        messages.error(request, "the game is over: its result stands (the log is permanent)")
+        return redirect(back)
+    form = DecideForm(game, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        ev = form.cleaned_data["event"]
+        try:
+            store.append_result(game.pk, ev["winners"], ev["reason"], ev["scores"] or None)
+        except (OptionsError, store.NotFound) as exc:
+            form.add_error(None, str(exc))
+        else:
+            game.refresh_from_db()
+            from server.games.views import outcome_text
+
+            messages.success(request, f"game #{game.pk}: {outcome_text(game)}")
+            return redirect(back)
+    context = {**model_admin.admin_site.each_context(request), "form": form, "game": game,
+               "title": f"Decide the result of game #{game.pk}", "opts": Game._meta,
+               "back": back}
+    return TemplateResponse(request, "leagues/decide.html", context)
+
+
+def record_view(model_admin: Any, request: HttpRequest) -> HttpResponse:
+    _check(request)
+    form = RecordForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            game = record_off_board(d["kind"], d["seat_users"], d["winner_seats"],
+                                    d["score_list"], d["league"], request.user)
+        except OptionsError as exc:
+            form.add_error(None, str(exc))
+        else:
+            from server.games.views import outcome_text
+
+            messages.success(request, f"game #{game.pk} recorded: {outcome_text(game)}")
+            return redirect(reverse("admin:games_game_change", args=[game.pk]))
+    context = {**model_admin.admin_site.each_context(request), "form": form, "game": None,
+               "title": "Record a game played on a physical board", "opts": Game._meta,
+               "back": reverse("admin:games_game_changelist")}
+    return TemplateResponse(request, "leagues/decide.html", context)
+
+
+def admin_urls(model_admin: Any) -> list[Any]:
+    """The two pages, under the Game admin (``/admin/games/game/record/``,
+    ``/admin/games/game/<id>/decide/``)."""
+    site = model_admin.admin_site
+    return [
+        path("record/", site.admin_view(lambda r: record_view(model_admin, r)),
+             name="games_game_record"),
+        path("<str:object_id>/decide/",
+             site.admin_view(lambda r, object_id: decide_view(model_admin, r, object_id)),
+             name="games_game_decide"),
+    ]
+

@@ -1,0 +1,320 @@
+"""Standings of a league, per season and all-time, computed from its finished games.
+
+Never stored: each call reads the finished games (two queries) and counts. A result is a
+game's outcome as the log ended it (``Game.outcome`` is written when the last event is
+appended); a result an organiser decided (adjudicated, forfeited, recorded off the board)
+says so in its ``reason`` and the tables count and mark it.
+
+Placings: in a game, each seat gets a place (0 = first, ties share a place): winners first;
+then, when the game keeps score, the others by score; a seat its player left (handed to a
+bot) is last. A pair of seats is *opponents* unless they are Teka partners (seats 0 & 2,
+1 & 3)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import Count, Max
+
+from server.games.models import Game, League, Seat
+
+from .models import Season
+
+DECIDED = frozenset({"adjudicated", "forfeit", "off_board", "void"})
+"""Outcome reasons of results an organiser decided rather than play on the server
+(``off_board``: played on a physical board, recorded here)."""
+ADJUDICATED = frozenset({"adjudicated", "forfeit"})
+"""Of those, results that were not played to the end."""
+
+
+@dataclass
+class Result:
+    """One finished game as the tables see it."""
+
+    game_id: int
+    kind: str
+    finished_at: datetime
+    players: list[int | None]
+    """user id per seat (None: a guest, a bot or an open seat)"""
+    left: list[bool]
+    """per seat: its player left and a bot finished the game for them"""
+    winners: list[int]
+    scores: list[int]
+    reason: str
+
+    @property
+    def adjudicated(self) -> bool:
+        return self.reason in ADJUDICATED
+
+    @property
+    def void(self) -> bool:
+        return self.reason == "void"
+
+    def places(self) -> list[int]:
+        """0-based place of each seat; ties share a place."""
+        n = len(self.players)
+        if n == 2 and not self.left[0] and not self.left[1]:  # (the common case, quickly)
+            if not self.winners:
+                return [0, 0]
+            return [0, 1] if self.winners[0] == 0 else [1, 0]
+        winners = set(self.winners)
+        has_scores = len(self.scores) == n
+
+        def key(seat: int) -> tuple[int, int, int]:
+            return (
+                1 if self.left[seat] else 0,
+                0 if seat in winners else 1,
+                -self.scores[seat] if has_scores and seat not in winners else 0,
+            )
+
+        keys = [key(s) for s in range(n)]
+        if not winners and not any(self.left):
+            return [0] * n  # a draw (a shared result)
+        return [sum(1 for k in keys if k < keys[s]) for s in range(n)]
+
+    def opponents(self, a: int, b: int) -> bool:
+        return a != b and not (self.kind == "teka" and a % 2 == b % 2)
+
+
+def results(
+    league: League | int, start: date | None = None, end: date | None = None
+) -> list[Result]:
+    """The league's finished games (finished on ``start``..``end`` inclusive when given), in
+    the order they finished. Two queries."""
+    league_id = league if isinstance(league, int) else league.pk
+    games = Game.objects.filter(league_id=league_id, status=Game.FINISHED)
+    if start is not None:
+        games = games.filter(finished_at__date__gte=start)
+    if end is not None:
+        games = games.filter(finished_at__date__lte=end)
+    return results_of(games)
+
+
+_RESULTS_SQL = """
+SELECT g.id, g.kind, g.finished_at, g.outcome::text, g.num_seats,
+       array_agg(s.number), array_agg(s.kind), array_agg(s.user_id),
+       array_agg(s.secret <> '')
+FROM games_game g LEFT JOIN games_seat s ON s.game_id = g.id
+WHERE g.id IN ({games}) AND g.status = 'finished'
+GROUP BY g.id
+ORDER BY g.finished_at, g.id
+"""
+
+
+def results_of(games: Any) -> list[Result]:
+    """:class:`Result` of each finished game of the queryset ``games``, in the order they
+    finished (then by id). One query (the seats aggregated per game)."""
+    sql, params = games.values("id").query.sql_with_params()
+    with connection.cursor() as cur:
+        cur.execute(_RESULTS_SQL.format(games=sql), params)
+        rows = cur.fetchall()
+    out = []
+    for gid, kind, finished_at, outcome_text, n, numbers, kinds, users, secrets in rows:
+        players: list[int | None] = [None] * n
+        left = [False] * n
+        for number, skind, uid, secret in zip(numbers, kinds, users, secrets, strict=True):
+            if number is None or not 0 <= number < n:
+                continue
+            if skind == Seat.USER:
+                players[number] = uid
+            elif skind == Seat.BOT:
+                players[number] = uid
+                left[number] = uid is not None or bool(secret)
+        o = json.loads(outcome_text) if outcome_text else {}
+        out.append(
+            Result(
+                gid, kind, finished_at, players, left,
+                [int(w) for w in o.get("winners", [])],
+                [int(x) for x in o.get("scores", []) or []],
+                str(o.get("reason", "")),
+            )
+        )
+    return out
+
+
+@dataclass
+class Scheme:
+    """How a table scores: points for a win/draw/loss, or points by placing; tie-breaks."""
+
+    win: int = 3
+    draw: int = 1
+    loss: int = 0
+    placings: list[int] | None = None
+    tiebreaks: list[str] = field(default_factory=lambda: ["h2h", "sb", "wins"])
+
+    @staticmethod
+    def of(season: Season) -> Scheme:
+        return Scheme(
+            season.points_win, season.points_draw, season.points_loss,
+            season.placing_list() if season.scoring == Season.PLACINGS else None,
+            season.tiebreak_list(),
+        )
+
+
+@dataclass
+class Row:
+    user_id: int
+    username: str = ""
+    played: int = 0
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    abandoned: int = 0
+    adjudicated: int = 0
+    points: int = 0
+    h2h: float = 0.0
+    sb: float = 0.0
+    rank: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def table(
+    res: list[Result], scheme: Scheme | None = None, names: dict[int, str] | None = None,
+    members: list[int] | None = None,
+) -> list[Row]:
+    """The standings of these results, best first (``rank`` 1, 2, ...; equal rows after every
+    tie-break share a rank). ``members`` get a row even without a game; ``names``: usernames
+    (looked up when None). Void results are not counted."""
+    scheme = scheme or Scheme()
+    rows: dict[int, Row] = {}
+
+    def row(uid: int) -> Row:
+        r = rows.get(uid)
+        if r is None:
+            r = rows[uid] = Row(uid)
+        return r
+
+    for uid in members or []:
+        row(uid)
+    counted = [r for r in res if not r.void]
+    # per game: (user, place, placing points) and pairs of opponents' places
+    per_game: list[tuple[Result, list[int]]] = []
+    for r in counted:
+        places = r.places()
+        per_game.append((r, places))
+        n = len(places)
+        draw = not r.winners and not any(r.left)
+        for seat, uid in enumerate(r.players):
+            if uid is None:
+                continue
+            x = row(uid)
+            x.played += 1
+            if r.adjudicated:
+                x.adjudicated += 1
+            if r.left[seat]:
+                x.abandoned += 1
+                x.lost += 1
+                outcome = "loss"
+            elif draw:
+                x.drawn += 1
+                outcome = "draw"
+            elif seat in r.winners:
+                x.won += 1
+                outcome = "win"
+            else:
+                x.lost += 1
+                outcome = "loss"
+            if scheme.placings is not None and n > 2:
+                p = places[seat]
+                x.points += scheme.placings[p] if p < len(scheme.placings) else 0
+            else:
+                x.points += {"win": scheme.win, "draw": scheme.draw, "loss": scheme.loss}[outcome]
+    # tie-breaks
+    points = {uid: x.points for uid, x in rows.items()}
+    for r, places in per_game:
+        for a, ua in enumerate(r.players):
+            if ua is None:
+                continue
+            for b, ub in enumerate(r.players):
+                if ub is None or ub == ua or not r.opponents(a, b):
+                    continue
+                share = 1.0 if places[a] < places[b] else 0.5 if places[a] == places[b] else 0.0
+                rows[ua].sb += share * points[ub]
+                if points[ua] == points[ub]:
+                    rows[ua].h2h += share
+    if names is None:
+        from django.contrib.auth import get_user_model
+
+        names = dict(
+            get_user_model().objects.filter(pk__in=list(rows)).values_list("pk", "username")
+        )
+    for uid, x in rows.items():
+        x.username = names.get(uid, f"#{uid}")
+
+    def key(x: Row) -> tuple[Any, ...]:
+        tb = tuple(-{"h2h": x.h2h, "sb": x.sb, "wins": float(x.won)}[t] for t in scheme.tiebreaks)
+        return (-x.points, *tb)
+
+    ordered = sorted(rows.values(), key=lambda x: (key(x), x.username.lower(), x.user_id))
+    for i, x in enumerate(ordered):
+        x.rank = ordered[i - 1].rank if i and key(ordered[i - 1]) == key(x) else i + 1
+    return ordered
+
+
+# ------------------------------------------------------------------ cached by data version
+
+_cache: dict[tuple[Any, ...], list[Row]] = {}
+_cache_lock = threading.Lock()
+CACHE_SIZE = 64
+
+
+def _version(league_id: int) -> tuple[Any, ...]:
+    """Changes whenever a game of the league finishes (the one way results change)."""
+    v = Game.objects.filter(league_id=league_id, status=Game.FINISHED).aggregate(
+        n=Count("id"), last=Max("finished_at"), top=Max("id")
+    )
+    return (v["n"], v["last"], v["top"])
+
+
+def season_table(season: Season) -> list[Row]:
+    """A season's standings: the league's games finished within the season's dates, its
+    scheme, its league's members listed even without a game."""
+    members = members_of(season.league_id)
+    key = ("season", season.pk, season.start, season.end, season.scoring, season.points_win,
+           season.points_draw, season.points_loss, season.placings, season.tiebreaks,
+           _version(season.league_id), tuple(members))
+    return _cached(key, lambda: table(
+        results(season.league_id, season.start, season.end), Scheme.of(season),
+        members=members,
+    ))
+
+
+def members_of(league_id: int) -> list[int]:
+    return sorted(
+        League.members.through.objects.filter(league_id=league_id).values_list(
+            "user_id", flat=True
+        )
+    )
+
+
+def all_time_table(league: League) -> list[Row]:
+    """All the league's finished games, 3/1/0 points, tie-breaks h2h, SB, wins."""
+    members = members_of(league.pk)
+    key = ("all", league.pk, _version(league.pk), tuple(members))
+    return _cached(key, lambda: table(results(league.pk), Scheme(), members=members))
+
+
+def _cached(key: tuple[Any, ...], compute: Any) -> list[Row]:
+    """(the rows are shared: callers must not change them)"""
+    with _cache_lock:
+        hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    rows: list[Row] = compute()
+    with _cache_lock:
+        if len(_cache) >= CACHE_SIZE:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = rows
+    return rows
+
+
+def forget() -> None:
+    with _cache_lock:
+        _cache.clear()
