@@ -105,3 +105,40 @@ def test_kept_after_each_game_and_rebuilt_exactly(django_user_model, server_runt
     assert history() == incremental  # exactly the same figures
     top = ratings.current("teeko")
     assert top == sorted(top, key=lambda x: -x["rating"])
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_game_finished_on_the_event_loop_is_rated(django_user_model, server_runtime):
+    """A socket move of a cached game is appended on the event loop (runtime.submit), and
+    the store's listeners run there after it. The projector used the ORM right there:
+    Django refused it (SynchronousOnlyOperation, logged), so a game finished by a socket move
+    was not rated until some later game finished in a thread. Now it is rated at once, by
+    the projector's own thread, and the loop is not held for it."""
+    import asyncio
+
+    from server.games import runtime
+
+    for n in ("eve", "fay"):  # (database work in the shards' threads: their connections
+        # are closed after the test, so the test database can be dropped)
+        await runtime.SHARDS.call(0, django_user_model.objects.create_user, n, password="pw")
+    game = await runtime.SHARDS.call(0, store.create_game, "teeko", {}, [
+        {"kind": "user", "username": "eve"}, {"kind": "user", "username": "fay"}])
+    gid = game.pk
+    # White plays a1 b1 c1 d1 (a row), Black somewhere else.
+    plan = [("place", "a1"), ("place", "a5"), ("place", "b1"), ("place", "b5"),
+            ("place", "c1"), ("place", "e3"), ("place", "d1")]
+    e = await runtime.SHARDS.call(gid, store.entry, gid)  # cached: moves go on the loop
+    seq = e.seq
+    for i, (kind, to) in enumerate(plan):
+        res = await runtime.submit(gid, i % 2, {"type": kind, "to": to}, seq)
+        seq = res.seq
+    assert res.outcome is not None
+
+    def rows() -> int:
+        return Rating.objects.filter(game_id=gid).count()
+
+    for _ in range(100):
+        if await runtime.SHARDS.call(0, rows) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert await runtime.SHARDS.call(0, rows) == 2

@@ -12,8 +12,10 @@ history is always what :func:`rebuild` computes from scratch."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -167,10 +169,31 @@ def rebuild() -> int:
         return _project(results_of(games), {})
 
 
-def on_batch(batch: Any) -> None:
-    """(store listener, after the commit) a batch that finished a game: catch up."""
-    if batch.outcome is not None:
+_PROJECTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratings")
+"""Where a game finished by a socket move on the event loop is taken in (the ORM is not
+for the loop, and 50 ms there would hold every socket of the process)."""
+
+
+def _catch_up_apart() -> None:
+    try:
         catch_up()
+    except Exception:
+        log.exception("ratings: catch-up failed (the next finished game takes it in)")
+    finally:
+        connection.close()  # (the pool's connection back, not kept by an idle thread)
+
+
+def on_batch(batch: Any) -> None:
+    """(store listener, after the commit) a batch that finished a game: catch up, in the
+    committing thread, or in the projector's own thread when that is the event loop."""
+    if batch.outcome is None:
+        return
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        catch_up()
+    else:
+        _PROJECTOR.submit(_catch_up_apart)
 
 
 def current(kind: str | None = None, users: list[int] | None = None) -> list[dict[str, Any]]:
