@@ -4,6 +4,7 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("server.games.urls")),
+    path("", include("server.web.urls")),  # /games/<id>/, /tv/ (issue 14, docs/web.md)
 ]
 
 # Under /api/ every error is the JSON body of docs/protocol.md; pages keep Django's own.
