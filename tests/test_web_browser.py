@@ -294,7 +294,7 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
     server = daphne_server
     games = []
     for kind, seats in (("teeko", 2), ("tiku", 2), ("tedoku", 2), ("teka", 4)):
-        games.append(post(server, "/api/games/", {"kind": kind, "seats": [
+        games.append(post(server, "/api/games/", {"kind": kind, "options": {"seats": seats}, "seats": [
             {"kind": "guest", "name": f"P{i}"} for i in range(seats)]}))
     ids = [g["id"] for g in games]
     w = open_page(browser, f"{server.http}/tv/", 1920, 1080)
@@ -323,7 +323,7 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
                     return int(f["seq"])
                 assert f["type"] != "error", f
 
-    seq = asyncio.run(move())
+    seq = in_thread(lambda: asyncio.run(move()))
     w.page.wait_for_function(f"() => window.gnTV.seqs[{ids[0]}] === {seq}")
     w.page.wait_for_function(
         f"() => document.querySelector('.tile[data-game=\"{ids[0]}\"] [data-square=\"c3\"]')")
