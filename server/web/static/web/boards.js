@@ -158,7 +158,7 @@ function tedokuSheet(p, v, x0, y0, cell, name, active) {
 export function tedoku(v, names) {
   const players = v.players || [];
   const n = Math.max(players.length, 1);
-  const cols = n <= 2 ? n : n <= 4 ? 2 : 3;
+  const cols = n <= 4 ? n : Math.ceil(n / 2);
   const rows = Math.ceil(n / cols);
   const cell = 34, sheetW = cell * 9, gapX = 40, gapY = 90, pad = 30, top = 60;
   const W = pad * 2 + cols * sheetW + (cols - 1) * gapX;
@@ -183,7 +183,7 @@ export function tedokuStatus(v, names) {
 // --------------------------------------------------------------------------- Teka
 
 const RED = "HD";
-const POS = ["bottom", "right", "top", "left"];
+const POS = ["top", "right", "bottom", "left"];  // North at the top, as on a bridge diagram
 const SUITS = "SHDC";
 const RANKS = "AKQJT98765432";
 
@@ -218,12 +218,12 @@ function lastCall(v, seat) {
 }
 
 export function teka(v, names, opts = {}) {
-  const W = 1000, H = 760, cx = 500, cy = 330;
+  const W = 1000, H = 780, cx = 500, cy = 330;
   const bot = opts.bot || null;
   const toAct = new Set(v.to_act || []);
   let s = `<rect class="felt-rim" x="6" y="6" width="${W - 12}" height="660" rx="300"/>`;
   s += `<rect class="felt" x="16" y="16" width="${W - 32}" height="640" rx="290"/>`;
-  const anchors = { bottom: [cx, 606], top: [cx, 56], left: [130, cy], right: [870, cy] };
+  const anchors = { bottom: [cx, 600], top: [cx, 62], left: [150, cy], right: [850, cy] };
   const counts = v.counts || [0, 0, 0, 0];
   const hands = Array.isArray(v.hands) ? v.hands : null;  // the whole view (a finished match)
   for (let seat = 0; seat < 4; seat++) {
@@ -238,18 +238,17 @@ export function teka(v, names, opts = {}) {
     if (seat === v.dealer) info.push("dealer");
     if (bot && bot.seat === seat) info.push(`thinking ${Math.round((bot.progress || 0) * 100)}%`);
     const name = `${names[seat] || ""} (${TEKA_SEATS[seat]})`;
-    const bw = 250, bh = 62;
+    const bw = 290, bh = 74;
     s += `<g class="seat${active ? " active" : ""}" data-seat="${seat}">`
       + `<rect x="${ax - bw / 2}" y="${ay - bh / 2}" width="${bw}" height="${bh}" rx="12"/>`
       + `<text class="seat-name" x="${ax}" y="${ay - 6}">${esc(name)}</text>`
-      + `<text class="seat-info" x="${ax}" y="${ay + 20}">${esc(info.join(" · "))}</text></g>`;
+      + `<text class="seat-info" x="${ax}" y="${ay + 24}">${esc(info.join(" · "))}</text></g>`;
     if (hands && hands[seat] && hands[seat].length) {
       const cards = sortCards(hands[seat]);
       const cw = 34, step = 26;
       const total = step * (cards.length - 1) + cw;
       let hx = ax - total / 2;
-      let hy = pos === "bottom" ? ay - bh / 2 - 56 : ay + bh / 2 + 8;
-      if (pos === "left" || pos === "right") hy = ay + bh / 2 + 8;
+      const hy = ay + bh / 2 + 8;
       if (pos === "left") hx = Math.max(24, hx);
       if (pos === "right") hx = Math.min(W - 24 - total, hx);
       s += `<g class="hand" data-seat="${seat}">`;
@@ -278,7 +277,7 @@ export function teka(v, names, opts = {}) {
   // the match score below the table
   const scores = v.scores || [0, 0];
   const target = (v.options || {}).target;
-  s += `<text class="match" x="${cx}" y="${H - 50}">North-South ${scores[0]} · East-West ${scores[1]}${target ? ` · to ${target}` : ""}</text>`;
+  s += `<text class="match" x="${cx}" y="${H - 22}">North-South ${scores[0]} · East-West ${scores[1]}${target ? ` · to ${target}` : ""}</text>`;
   return svg(W, H, s, "teka");
 }
 

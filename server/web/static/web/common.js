@@ -70,7 +70,7 @@ export function describe(ev, names) {
 
 /** Event indices (seq) where a new hand (Teka) or turn (Tedoku) or round starts. */
 export function marks(events) {
-  const starts = new Set(["deal", "new_hand", "hand", "round", "new_round", "next_round", "flip"]);
+  const starts = new Set(["deal", "new_hand", "hand", "round", "new_round", "next_round", "flip", "round_end"]);
   const out = [];
   for (const r of events) if (r && starts.has(r.event.type)) out.push(r.seq);
   return out;

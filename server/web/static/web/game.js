@@ -122,7 +122,7 @@ function markMove(i) {
   if (li) {
     li.classList.add("current");
     const box = $("moves");
-    const top = li.offsetTop - box.offsetTop;
+    const top = li.offsetTop;  // (the list is the item's offsetParent: position relative)
     if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - li.offsetHeight) {
       box.scrollTop = top - box.clientHeight / 2;
     }
@@ -201,6 +201,7 @@ function bind() {
   $("last").onclick = () => go(st.head);
   $("prev-mark").onclick = () => jumpMark(-1);
   $("next-mark").onclick = () => jumpMark(1);
+  $("prev-mark").hidden = $("next-mark").hidden = kind === "teeko";
   $("prev-mark").textContent = `\u2190 ${markName(kind)}`;
   $("next-mark").textContent = `${markName(kind)} \u2192`;
   $("play").onclick = play;

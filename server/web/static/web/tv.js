@@ -33,7 +33,8 @@ function addTile(g) {
     + `<span class="tile-players">${esc(playerNames(g).join(" · "))}</span></header>`
     + `<div class="tile-board"></div><p class="tile-caption"></p><p class="tile-status"></p>`;
   const t = { game: g, el, view: null, last: null, seq: g.seq, dirty: true, outcome: null, bot: null };
-  t.watcher = new Watcher(`/ws/games/${g.id}/`, g.seq, {
+  // (from the event before the latest: the tile shows what the last move was)
+  t.watcher = new Watcher(`/ws/games/${g.id}/`, Math.max(0, g.seq - 1), {
     onEvents(records, f) {
       if (records.length) t.last = records[records.length - 1];
       if (f.view) { t.view = f.view; t.bot = null; }
