@@ -124,7 +124,7 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     wait_index(w, 3)
     w.page.keyboard.press("ArrowLeft")
     wait_index(w, 2)
-    assert w.page.url.endswith("?seq=2")
+    w.page.wait_for_function("() => location.search === '?seq=2'")  # (set once stepping pauses)
     w.page.keyboard.press("End")
     wait_index(w, head)
     w.page.keyboard.press("ArrowLeft")

@@ -91,10 +91,12 @@ def _int_param(request: HttpRequest, name: str, default: int) -> int:
 
 @api(("GET",))
 def views_range(request: HttpRequest, game_id: str) -> Any:
-    """``GET /api/games/<id>/views/?from=A&to=B``: the views after events A..B (at most
-    :data:`MAX_RANGE`) and the records A..B, folded here with the core so that a replay
+    """``GET /api/games/<id>/views/?from=A&to=B[&delta=1]``: the views after events A..B (at
+    most :data:`MAX_RANGE`) and the records A..B, folded here with the core so that a replay
     needs no request per step. The viewer is the one ``/state/`` gives without credentials:
-    a finished game whole (-2), any other game as a spectator (-1)."""
+    a finished game whole (-2), any other game as a spectator (-1). With ``delta=1`` every
+    view after the first is given as its difference from the one before
+    (:func:`view_delta`)."""
     g = Game.objects.filter(pk=int(game_id)).first()
     if g is None:
         raise store.NotFound(f"no game {game_id}")
@@ -107,13 +109,17 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
         raise ApiError(400, "bad_request", f"from and to are 0..{head} for this game, from <= to")
     if hi - lo + 1 > MAX_RANGE:
         raise ApiError(400, "bad_request", f"at most {MAX_RANGE} views in one request")
+    delta = request.GET.get("delta") in ("1", "true")
     _, _at, state = store.state_at(g.pk, lo)
     game = e.game
     log = e.log
-    views = [game.view(state, viewer)]
+    prev = game.view(state, viewer)
+    views: list[Any] = [prev]
     for seq in range(lo + 1, hi + 1):
         state = game.evolve(state, log[seq - 1][2])
-        views.append(game.view(state, viewer))
+        view = game.view(state, viewer)
+        views.append(view_delta(prev, view) if delta else view)
+        prev = view
     first = max(lo, 1)
     records = store.redact_records(e, log[first - 1 : hi], viewer) if hi >= 1 else []
     out = store.viewer_view(e, state, viewer)
@@ -126,6 +132,7 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
         "from": lo,
         "to": hi,
         "views": views,
+        "delta": delta,
         "events": records,
         "to_act": out["to_act"],
         "outcome": out["outcome"],
@@ -134,3 +141,36 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
     # A finished game's log never changes: the same answer for ever.
     resp["Cache-Control"] = "public, max-age=86400" if viewer == ALL else "no-cache"
     return resp
+
+
+def view_delta(prev: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` as a change of ``prev`` (both the core's views, JSON objects), by top-level
+    key: ``set`` the keys whose value changed, ``add`` the items appended to a list that
+    only grew (a trick, the score sheet, a move history), ``del`` the keys gone. Most of a
+    view stays as it was from one event to the next: a 2,000-event Teka match's views are
+    about 15 MB whole, under 2 MB as deltas. Undone in the browser (static/web/game.js)."""
+    out: dict[str, Any] = {}
+    changed: dict[str, Any] = {}
+    added: dict[str, Any] = {}
+    for key, value in view.items():
+        old = prev.get(key, _MISSING)
+        if old is _MISSING:
+            changed[key] = value
+        elif value is old or value == old:
+            continue
+        elif (isinstance(value, list) and isinstance(old, list) and len(value) > len(old)
+              and value[: len(old)] == old):
+            added[key] = value[len(old):]
+        else:
+            changed[key] = value
+    gone = [key for key in prev if key not in view]
+    if changed:
+        out["set"] = changed
+    if added:
+        out["add"] = added
+    if gone:
+        out["del"] = gone
+    return out
+
+
+_MISSING: Any = object()

@@ -18,7 +18,7 @@ const stats = (window.gnStats ||= {});
 Object.assign(stats, { errors: stats.errors || [], frames: 0, gaps: 0, reconnects: 0, steps: 0 });
 
 const BATCH = 1000;      // views a /views/ request asks for (the server's most)
-const FIRST = 300;       // ...and the first one, around the position opened
+const FIRST = 120;       // ...and the first one, around the position opened
 
 const st = {
   head: game.seq,
@@ -43,11 +43,16 @@ async function fetchViews(from, to) {
   const key = `${from}-${to}`;
   if (st.pending.has(key)) return st.pending.get(key);
   const p = (async () => {
-    const r = await fetch(`${config.views}?from=${from}&to=${to}`, { headers: { Accept: "application/json" } });
+    const r = await fetch(`${config.views}?from=${from}&to=${to}&delta=1`, { headers: { Accept: "application/json" } });
     const body = await r.json();
     if (!r.ok) throw new Error(`views ${from}-${to}: ${body.error ? body.error.reason : r.status}`);
     if (body.viewer === -2 && st.live) return body;  // (finished meanwhile: the socket says so)
-    body.views.forEach((v, i) => { st.views[body.from + i] = v; });
+    let prev = null;
+    body.views.forEach((v, i) => {
+      const view = prev === null || !body.delta ? v : undelta(prev, v);
+      st.views[body.from + i] = view;
+      prev = view;
+    });
     for (const rec of body.events) if (!st.events[rec.seq]) st.events[rec.seq] = rec;
     if (body.head > st.head && !st.live) st.head = body.head;
     renderMoves();
@@ -62,10 +67,19 @@ async function fetchViews(from, to) {
   }
 }
 
+/** A view from the one before and its delta (server/web/views.py view_delta). */
+function undelta(prev, d) {
+  const v = { ...prev };
+  if (d.set) Object.assign(v, d.set);
+  if (d.add) for (const [k, items] of Object.entries(d.add)) v[k] = prev[k].concat(items);
+  if (d.del) for (const k of d.del) delete v[k];
+  return v;
+}
+
 function ensure(i) {
   if (st.views[i]) return;
   st.wanted = i;
-  const from = Math.max(0, i - 100);
+  const from = Math.max(0, i - 40);
   const to = Math.min(st.head, from + FIRST - 1);
   fetchViews(from, to).catch(reportError);
 }
@@ -97,7 +111,10 @@ function show(i) {
   if (!view) { ensure(i); setControls(); return; }
   const names = currentNames();
   const bot = st.bot && st.bot.seq === i ? st.bot : null;
-  $("board").innerHTML = render(kind, view, names, { bot });
+  const svgText = render(kind, view, names, { bot });
+  const t1 = performance.now();
+  $("board").innerHTML = svgText;
+  const t2 = performance.now();
   $("status").textContent = STATUS[kind] ? STATUS[kind](view, names) : "";
   const out = view.outcome || (i === st.head && !st.live ? game.outcome : null);
   $("outcome").textContent = out ? outcomeText(kind, out, names) : "";
@@ -107,8 +124,14 @@ function show(i) {
     const key = `${(view.sheet || []).length}:${i === st.head}`;
     if (key !== st.sheetKey) { $("sheet").innerHTML = tekaSheet(view); st.sheetKey = key; }
   }
+  const t3 = performance.now();
   markMove(i);
+  const t4 = performance.now();
   setControls();
+  (stats.parts ||= { build: 0, board: 0, text: 0, moves: 0, controls: 0 });
+  const t5 = performance.now();
+  stats.parts.build += t1 - t0; stats.parts.board += t2 - t1; stats.parts.text += t3 - t2;
+  stats.parts.moves += t4 - t3; stats.parts.controls += t5 - t4;
   if (stats.firstDraw === undefined) stats.firstDraw = performance.now();
   stats.index = i;
   stats.steps += 1;
@@ -116,15 +139,20 @@ function show(i) {
 }
 
 let marked = null;
+const items = [];        // items[seq]: the move list's <li> of event seq
+let rowHeight = 0;
 function markMove(i) {
-  const li = document.querySelector(`#moves li[data-seq="${i}"]`);
+  const li = items[i] || null;
   if (marked && marked !== li) marked.classList.remove("current");
   if (li) {
     li.classList.add("current");
+    // rows are all one height: no layout is read to scroll (a 2,000-move list stays fast)
     const box = $("moves");
-    const top = li.offsetTop;  // (the list is the item's offsetParent: position relative)
-    if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - li.offsetHeight) {
-      box.scrollTop = top - box.clientHeight / 2;
+    rowHeight ||= li.offsetHeight || 24;
+    const top = (i - 1) * rowHeight;
+    const height = box.clientHeight;
+    if (top < box.scrollTop || top > box.scrollTop + height - rowHeight) {
+      box.scrollTop = top - height / 2;
     }
   }
   marked = li;
@@ -143,7 +171,13 @@ function renderMoves() {
     n += 1;
   }
   if (html) {
-    $("moves").insertAdjacentHTML("beforeend", html);
+    const box = $("moves");
+    const had = box.children.length;
+    box.insertAdjacentHTML("beforeend", html);
+    for (let k = had; k < box.children.length; k++) {
+      const li = box.children[k];
+      items[parseInt(li.dataset.seq, 10)] = li;
+    }
     st.listed = n;
     if (st.index !== null) markMove(st.index);
   }
@@ -165,13 +199,21 @@ function setControls() {
 function go(i, { user = true } = {}) {
   if (user) {
     st.following = st.live && i >= st.head;
-    if (!st.live || !st.following) {
-      const url = new URL(location.href);
-      url.searchParams.set("seq", String(Math.max(0, Math.min(st.head, i))));
-      history.replaceState(null, "", url);
-    }
+    if (!st.live || !st.following) shareLater(Math.max(0, Math.min(st.head, i)));
   }
   show(i);
+}
+
+let shareTimer = null;
+function shareLater(i) {
+  // the address bar says ?seq=N (to share the position), set once stepping pauses: browsers
+  // throttle history.replaceState called on every step of a fast replay
+  clearTimeout(shareTimer);
+  shareTimer = setTimeout(() => {
+    const url = new URL(location.href);
+    url.searchParams.set("seq", String(i));
+    history.replaceState(null, "", url);
+  }, 250);
 }
 
 function step(d) { go((st.index ?? 0) + d); }
@@ -312,7 +354,7 @@ function main() {
   setConn("finished");
   const start = config.seq === null || config.seq === undefined ? st.head : Math.min(config.seq, st.head);
   st.index = start;
-  const from = Math.max(0, start - 100);
+  const from = Math.max(0, start - 40);
   fetchViews(from, Math.min(st.head, from + FIRST - 1))
     .then(() => { show(start); return loadAll(); })
     .catch(reportError);
