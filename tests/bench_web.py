@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import os
 import io
 import json
 import statistics
@@ -114,20 +113,12 @@ def test_bench(daphne_server: Any, browser: Any) -> None:  # noqa: F811
     say(f"...and the whole match loaded (views and move list): {statistics.median(loaded):.0f} ms")
 
     steps = w.page.evaluate(STEP_JS)
-    if os.environ.get("BENCH_WEB_EXPERIMENT"):
-        say(f"with list: script {statistics.mean(steps['script']):.2f} layout {statistics.mean(steps['layout']):.2f} parts {steps['parts']}")
-        w.page.evaluate("() => { document.getElementById('moves').style.display = 'none'; window.gnStats.parts = null; }")
-        s2 = w.page.evaluate(STEP_JS)
-        say(f"no list: script {statistics.mean(s2['script']):.2f} layout {statistics.mean(s2['layout']):.2f} parts {s2['parts']}")
-        w.page.evaluate("() => { document.getElementById('moves').style.display = ''; document.querySelector('aside').style.display = 'none'; window.gnStats.parts = null; }")
-        s2 = w.page.evaluate(STEP_JS)
-        say(f"no aside: script {statistics.mean(s2['script']):.2f} layout {statistics.mean(s2['layout']):.2f} parts {s2['parts']}")
-        return
     times = sorted(steps["times"])
     assert steps["index"] == head
-    say(f"parts: {steps['parts']}")
-    say(f"step through all {len(times)} positions: mean {statistics.mean(times):.2f} ms, "
-        f"p95 {times[int(len(times) * 0.95)]:.2f} ms, max {times[-1]:.2f} ms a step")
+    say(f"step through all {len(times)} positions (right arrow, then style and layout): "
+        f"mean {statistics.mean(times):.2f} ms, p95 {times[int(len(times) * 0.95)]:.2f} ms, "
+        f"max {times[-1]:.2f} ms a step (script {statistics.mean(steps['script']):.2f} ms, "
+        f"style and layout {statistics.mean(steps['layout']):.2f} ms)")
     assert w.js_errors() == []
     w.page.context.close()
 
@@ -136,7 +127,8 @@ def test_bench(daphne_server: Any, browser: Any) -> None:  # noqa: F811
     total = sum(p.stat().st_size for p in files)
     gz = sum(len(gzip.compress(p.read_bytes())) for p in files)
     say(f"JavaScript and CSS: {total / 1024:.1f} KB uncompressed ({gz / 1024:.1f} KB gzipped), "
-        f"{len(files)} files: " + ", ".join(f"{p.name} {p.stat().st_size / 1024:.1f}" for p in files))
+        f"{len(files)} files: "
+        + ", ".join(f"{p.name} {p.stat().st_size / 1024:.1f}" for p in files))
 
     # -- TV mode with 50 live games, moves coming in all the time
     games = [post(server, "/api/games/", {"kind": "teeko", "seats": [
@@ -179,7 +171,7 @@ STEP_JS = """async () => {
     const t2 = performance.now();
     out.push(t2 - t); script.push(t1 - t); layout.push(t2 - t1);
   }
-  return {times: out, script, layout, index: window.gnStats.index, parts: window.gnStats.parts};
+  return {times: out, script, layout, index: window.gnStats.index};
 }"""
 
 
@@ -235,7 +227,9 @@ SIZES = {"desktop": (1280, 800), "tablet": (820, 1180), "phone": (390, 844)}
 TV_SIZES = {"desktop-1920": (1920, 1080), **SIZES}
 
 
-def test_screenshots(server_runtime: Any, tmp_path: Any, browser: Any, transactional_db: Any) -> None:  # noqa: F811
+def test_screenshots(
+    server_runtime: Any, tmp_path: Any, browser: Any, transactional_db: Any  # noqa: F811
+) -> None:
     """docs/screenshots/web-*.png: each page at desktop, tablet and phone widths."""
     from server.games.models import Game
 
@@ -263,7 +257,8 @@ def test_screenshots(server_runtime: Any, tmp_path: Any, browser: Any, transacti
                 w = open_page(browser, f"{server.http}/games/{gid}/?seq={mid[kind]}", w_, h_)
                 try:
                     w.page.wait_for_function(
-                        f"() => window.gnStats && window.gnStats.index === {mid[kind]}", timeout=10_000)
+                        f"() => window.gnStats && window.gnStats.index === {mid[kind]}",
+                        timeout=10_000)
                 except Exception:
                     raise AssertionError(f"{kind} {gid}: {w.stats()} {w.js_errors()}") from None
                 w.page.wait_for_timeout(300)

@@ -33,8 +33,10 @@ ROWS = "ABCDEFGHI"
 DOM_FACTS = """() => {
   const q = (sel) => [...document.querySelectorAll(sel)];
   return {
-    pieces: q('#board [data-square].piece').map(e => e.dataset.square + ':' + e.dataset.seat).sort(),
-    discs: q('#board [data-square].disc').map(e => e.dataset.square + ':' + e.dataset.seat).sort(),
+    pieces: q('#board [data-square].piece').map(e => e.dataset.square + ':' + e.dataset.seat)
+      .sort(),
+    discs: q('#board [data-square].disc').map(e => e.dataset.square + ':' + e.dataset.seat)
+      .sort(),
     sheets: Object.fromEntries(q('#board g.sheet').map(g => [g.dataset.seat,
       [...g.querySelectorAll('rect.filled')].map(r => r.dataset.cell).sort()])),
     match: (document.querySelector('#board .match') || {}).textContent || '',
@@ -88,8 +90,8 @@ def wait_index(w: Any, index: int, timeout: float = 10_000) -> None:
 
 
 def test_replay_every_demo_match_keyboard_and_shared_link(
-    server_runtime: Any, daphne_server: Any, browser: Any
-) -> None:  # noqa: F811
+    server_runtime: Any, daphne_server: Any, browser: Any  # noqa: F811
+) -> None:
     from server.games.models import Game
 
     server = daphne_server
@@ -137,7 +139,8 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     w.page.click('#moves button[data-seq="5"]')
     wait_index(w, 5)
     # Teka: the next hand (Page Down) jumps to the next deal
-    teka = max((g for g in games if g.kind == "teka"), key=lambda g: get(server, f"/api/games/{g.pk}/")["seq"])
+    teka = max((g for g in games if g.kind == "teka"),
+               key=lambda g: get(server, f"/api/games/{g.pk}/")["seq"])
     log = get(server, f"/api/games/{teka.pk}/state/?events=1")["events"]
     deals = [r["seq"] for r in log if r["event"]["type"] == "deal"]
     w.page.goto(f"{server.http}/games/{teka.pk}/?seq=0")
@@ -265,10 +268,12 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
         store.drop_cache()
         restarted = start_daphne(tmp_path, "web-b", port=server.port)
         head = in_thread(lambda: store.entry(g["id"], fresh=True).seq)
-        w.page.wait_for_function(f"() => window.gnStats.conn === 'live' && window.gnStats.head === {head}",
-                                 timeout=15_000)
+        w.page.wait_for_function(
+            f"() => window.gnStats.conn === 'live' && window.gnStats.head === {head}",
+            timeout=15_000)
         wait_index(w, head)
-        seqs = w.page.evaluate("() => [...document.querySelectorAll('#moves li')].map(li => +li.dataset.seq)")
+        seqs = w.page.evaluate(
+            "() => [...document.querySelectorAll('#moves li')].map(li => +li.dataset.seq)")
         assert seqs == list(range(1, head + 1)), seqs
         stats = w.stats()
         assert stats["gaps"] == 0 and stats["reconnects"] >= 1
@@ -294,8 +299,9 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
     server = daphne_server
     games = []
     for kind, seats in (("teeko", 2), ("tiku", 2), ("tedoku", 2), ("teka", 4)):
-        games.append(post(server, "/api/games/", {"kind": kind, "options": {"seats": seats}, "seats": [
-            {"kind": "guest", "name": f"P{i}"} for i in range(seats)]}))
+        games.append(post(server, "/api/games/", {
+            "kind": kind, "options": {"seats": seats},
+            "seats": [{"kind": "guest", "name": f"P{i}"} for i in range(seats)]}))
     ids = [g["id"] for g in games]
     w = open_page(browser, f"{server.http}/tv/", 1920, 1080)
     w.page.wait_for_function(

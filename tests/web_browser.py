@@ -95,7 +95,8 @@ class Watched:
             "() => { const s = window.gnStats || {}; "
             "return {index: s.index, head: s.head, conn: s.conn, following: s.following, "
             "firstDraw: s.firstDraw, errors: s.errors || [], seq: s.seq, steps: s.steps, "
-            "gaps: s.watcher ? s.watcher.gaps : 0, reconnects: s.watcher ? s.watcher.reconnects : 0}; }"
+            "gaps: s.watcher ? s.watcher.gaps : 0, "
+            "reconnects: s.watcher ? s.watcher.reconnects : 0}; }"
         ))
 
     def js_errors(self) -> list[str]:

@@ -22,8 +22,40 @@ function labels(n, cell, pad) {
   return s;
 }
 
-function svg(w, h, body, cls) {
-  return `<svg class="board ${cls}" viewBox="0 0 ${w} ${h}" xmlns="http://www.w3.org/2000/svg" role="img">${body}</svg>`;
+/** A drawn board: its size, class and layers ([key, svg markup] in drawing order). The
+ * game page updates only the layers whose markup changed (patch): a Teka step redraws one
+ * hand and the trick, not 52 cards (text layout is most of the cost of a step). */
+function board(w, h, cls, layers) {
+  return { w, h, cls, layers };
+}
+
+function layerMarkup(key, html) {
+  return `<g data-layer="${key}">${html}</g>`;
+}
+
+export function svgText(b) {
+  return `<svg class="board ${b.cls}" viewBox="0 0 ${b.w} ${b.h}" xmlns="http://www.w3.org/2000/svg" role="img">`
+    + b.layers.map(([k, h]) => layerMarkup(k, h)).join("") + "</svg>";
+}
+
+/** Draw board ``b`` in ``box``, changing only what changed since the last call. */
+export function patch(box, b) {
+  const shape = `${b.cls} ${b.w} ${b.h} ${b.layers.map(([k]) => k).join(",")}`;
+  const el = box.firstElementChild;
+  if (!el || el.gnShape !== shape) {
+    box.innerHTML = svgText(b);
+    const svgEl = box.firstElementChild;
+    svgEl.gnShape = shape;
+    svgEl.gnLayers = new Map(b.layers);
+    svgEl.gnGroups = new Map([...svgEl.children].map((g) => [g.dataset.layer, g]));
+    return;
+  }
+  for (const [k, h] of b.layers) {
+    if (el.gnLayers.get(k) !== h) {
+      el.gnGroups.get(k).innerHTML = h;
+      el.gnLayers.set(k, h);
+    }
+  }
 }
 
 // --------------------------------------------------------------------------- Teeko
@@ -31,6 +63,7 @@ function svg(w, h, body, cls) {
 export function teeko(v) {
   const n = 5, cell = 100, pad = 40, size = pad * 2 + n * cell;
   let s = `<rect class="wood" x="0" y="0" width="${size}" height="${size}" rx="18"/>`;
+  const layers = [];
   for (let i = 0; i < n; i++) {
     const c = pad + i * cell + cell / 2;
     s += `<line class="grid" x1="${pad + cell / 2}" y1="${c}" x2="${pad + n * cell - cell / 2}" y2="${c}"/>`;
@@ -41,6 +74,8 @@ export function teeko(v) {
     s += `<circle class="hole" cx="${x}" cy="${y}" r="12"/>`;
   }
   s += labels(n, cell, pad);
+  layers.push(["grid", s]);
+  s = "";
   const win = new Set(v.winning_squares || []);
   const last = v.last || null;
   (v.pieces || []).forEach((squares, seat) => {
@@ -60,7 +95,8 @@ export function teeko(v) {
     const [x, y] = sqXY(last.to, n, cell, pad);
     s += `<circle class="last" data-last="${esc(last.to)}" cx="${x}" cy="${y}" r="44"/>`;
   }
-  return svg(size, size, s, "teeko");
+  layers.push(["pieces", s]);
+  return board(size, size, "teeko", layers);
 }
 
 export function teekoStatus(v, names) {
@@ -81,6 +117,8 @@ export function tiku(v) {
     s += `<rect class="cell ${(f + r) % 2 ? "c1" : "c0"}" x="${x}" y="${y}" width="${cell}" height="${cell}"/>`;
   }
   s += labels(n, cell, pad);
+  const layers = [["grid", s]];
+  s = "";
   const lm = v.last_move || null;
   if (lm) {
     for (const sq of lm.placed || []) {
@@ -104,7 +142,8 @@ export function tiku(v) {
     s += `<circle class="last-from" cx="${x1}" cy="${y1}" r="36"/>`;
     s += `<circle class="last" data-last="${esc(lm.to)}" cx="${x2}" cy="${y2}" r="38"/>`;
   }
-  return svg(size, size, s, "tiku");
+  layers.push(["pieces", s]);
+  return board(size, size, "tiku", layers);
 }
 
 export function tikuStatus(v, names) {
@@ -164,15 +203,15 @@ export function tedoku(v, names) {
   const W = pad * 2 + cols * sheetW + (cols - 1) * gapX;
   const H = top + rows * (sheetW + gapY);
   const toAct = new Set(v.to_act || []);
-  let s = `<rect class="paper-bg" x="0" y="0" width="${W}" height="${H}" rx="14"/>`;
+  const layers = [["paper", `<rect class="paper-bg" x="0" y="0" width="${W}" height="${H}" rx="14"/>`]];
   const card = v.card ? String(v.card).replace(":", " ") : "—";
-  s += `<text class="tedoku-head" x="${pad}" y="34">Turn ${esc(v.turn ?? 0)} of ${esc(v.turns ?? "?")} · card ${esc(card)} · die ${esc(v.die ?? "—")}</text>`;
+  layers.push(["head", `<text class="tedoku-head" x="${pad}" y="34">Turn ${esc(v.turn ?? 0)} of ${esc(v.turns ?? "?")} · card ${esc(card)} · die ${esc(v.die ?? "—")}</text>`]);
   players.forEach((p, i) => {
     const x0 = pad + (i % cols) * (sheetW + gapX);
     const y0 = top + 30 + Math.floor(i / cols) * (sheetW + gapY);
-    s += tedokuSheet(p, v, x0, y0, cell, names[p.seat] || seatLabel("tedoku", p.seat), toAct.has(p.seat));
+    layers.push([`sheet${i}`, tedokuSheet(p, v, x0, y0, cell, names[p.seat] || seatLabel("tedoku", p.seat), toAct.has(p.seat))]);
   });
-  return svg(W, H, s, "tedoku");
+  return board(W, H, "tedoku", layers);
 }
 
 export function tedokuStatus(v, names) {
@@ -221,8 +260,9 @@ export function teka(v, names, opts = {}) {
   const W = 1000, H = 780, cx = 500, cy = 330;
   const bot = opts.bot || null;
   const toAct = new Set(v.to_act || []);
-  let s = `<rect class="felt-rim" x="6" y="6" width="${W - 12}" height="660" rx="300"/>`;
-  s += `<rect class="felt" x="16" y="16" width="${W - 32}" height="640" rx="290"/>`;
+  const layers = [["felt", `<rect class="felt-rim" x="6" y="6" width="${W - 12}" height="660" rx="300"/>`
+    + `<rect class="felt" x="16" y="16" width="${W - 32}" height="640" rx="290"/>`]];
+  let s;
   const anchors = { bottom: [cx, 600], top: [cx, 62], left: [150, cy], right: [850, cy] };
   const counts = v.counts || [0, 0, 0, 0];
   const hands = Array.isArray(v.hands) ? v.hands : null;  // the whole view (a finished match)
@@ -239,10 +279,12 @@ export function teka(v, names, opts = {}) {
     if (bot && bot.seat === seat) info.push(`thinking ${Math.round((bot.progress || 0) * 100)}%`);
     const name = `${names[seat] || ""} (${TEKA_SEATS[seat]})`;
     const bw = 290, bh = 74;
-    s += `<g class="seat${active ? " active" : ""}" data-seat="${seat}">`
+    s = `<g class="seat${active ? " active" : ""}" data-seat="${seat}">`
       + `<rect x="${ax - bw / 2}" y="${ay - bh / 2}" width="${bw}" height="${bh}" rx="12"/>`
       + `<text class="seat-name" x="${ax}" y="${ay - 6}">${esc(name)}</text>`
       + `<text class="seat-info" x="${ax}" y="${ay + 24}">${esc(info.join(" · "))}</text></g>`;
+    layers.push([`seat${seat}`, s]);
+    s = "";
     if (hands && hands[seat] && hands[seat].length) {
       const cards = sortCards(hands[seat]);
       const cw = 34, step = 26;
@@ -255,7 +297,9 @@ export function teka(v, names, opts = {}) {
       cards.forEach((c, i) => { s += card(hx + i * step, hy, cw, c, "small"); });
       s += "</g>";
     }
+    layers.push([`hand${seat}`, s]);
   }
+  s = "";
   // the trick in the middle (or the last one, finished, with its winner)
   let trick = v.trick || [];
   let winner = null;
@@ -269,6 +313,8 @@ export function teka(v, names, opts = {}) {
     s += card(x, y, 70, t.card, `trick${winner === t.seat ? " won" : ""}`);
     if (t.signal) s += `<text class="signal" x="${x + 35}" y="${y + 118}">${esc(t.signal)}</text>`;
   }
+  layers.push(["trick", s]);
+  s = "";
   const contract = contractText(v);
   const won = v.tricks_won || [0, 0];
   if (contract) s += `<text class="contract" x="${cx}" y="${cy + 170}">${esc(contract)}</text>`;
@@ -277,8 +323,9 @@ export function teka(v, names, opts = {}) {
   // the match score below the table
   const scores = v.scores || [0, 0];
   const target = (v.options || {}).target;
-  s += `<text class="match" x="${cx}" y="${H - 22}">North-South ${scores[0]} · East-West ${scores[1]}${target ? ` · to ${target}` : ""}</text>`;
-  return svg(W, H, s, "teka");
+  layers.push(["center", s]);
+  layers.push(["match", `<text class="match" x="${cx}" y="${H - 22}">North-South ${scores[0]} · East-West ${scores[1]}${target ? ` · to ${target}` : ""}</text>`]);
+  return board(W, H, "teka", layers);
 }
 
 /** The score sheet: one row a hand, and a chart of both sides' totals. */
@@ -313,9 +360,22 @@ export function tekaStatus(v, names) {
 export const BOARDS = { teeko, tiku, tedoku, teka };
 export const STATUS = { teeko: teekoStatus, tiku: tikuStatus, tedoku: tedokuStatus, teka: tekaStatus };
 
-/** The board of any kind; an empty view draws a placeholder. */
-export function render(kind, view, names, opts) {
+/** The board of any kind (a board object: svgText, patch); null without a view. */
+export function drawn(kind, view, names, opts) {
   const fn = BOARDS[kind];
-  if (!fn || !view) return `<p class="empty">Nothing to show yet.</p>`;
+  if (!fn || !view) return null;
   return fn(view, names || [], opts || {});
+}
+
+/** The board of any kind as SVG markup; an empty view draws a placeholder. */
+export function render(kind, view, names, opts) {
+  const b = drawn(kind, view, names, opts);
+  return b ? svgText(b) : `<p class="empty">Nothing to show yet.</p>`;
+}
+
+/** Draw in ``box`` changing only what changed (see patch). */
+export function update(box, kind, view, names, opts) {
+  const b = drawn(kind, view, names, opts);
+  if (b) patch(box, b);
+  else box.innerHTML = `<p class="empty">Nothing to show yet.</p>`;
 }

@@ -4,7 +4,7 @@
 import {
   describe, esc, marks, markName, outcomeText, playerNames, reportError, seatLabel, KIND_NAMES,
 } from "./common.js";
-import { render, STATUS, tekaSheet } from "./boards.js";
+import { drawn, patch, STATUS, tekaSheet } from "./boards.js";
 import { Watcher } from "./watch.js";
 
 window.addEventListener("error", (e) => reportError(e.error || e.message));
@@ -111,10 +111,7 @@ function show(i) {
   if (!view) { ensure(i); setControls(); return; }
   const names = currentNames();
   const bot = st.bot && st.bot.seq === i ? st.bot : null;
-  const svgText = render(kind, view, names, { bot });
-  const t1 = performance.now();
-  $("board").innerHTML = svgText;
-  const t2 = performance.now();
+  patch($("board"), drawn(kind, view, names, { bot }));
   $("status").textContent = STATUS[kind] ? STATUS[kind](view, names) : "";
   const out = view.outcome || (i === st.head && !st.live ? game.outcome : null);
   $("outcome").textContent = out ? outcomeText(kind, out, names) : "";
@@ -124,14 +121,8 @@ function show(i) {
     const key = `${(view.sheet || []).length}:${i === st.head}`;
     if (key !== st.sheetKey) { $("sheet").innerHTML = tekaSheet(view); st.sheetKey = key; }
   }
-  const t3 = performance.now();
   markMove(i);
-  const t4 = performance.now();
   setControls();
-  (stats.parts ||= { build: 0, board: 0, text: 0, moves: 0, controls: 0 });
-  const t5 = performance.now();
-  stats.parts.build += t1 - t0; stats.parts.board += t2 - t1; stats.parts.text += t3 - t2;
-  stats.parts.moves += t4 - t3; stats.parts.controls += t5 - t4;
   if (stats.firstDraw === undefined) stats.firstDraw = performance.now();
   stats.index = i;
   stats.steps += 1;
@@ -141,6 +132,9 @@ function show(i) {
 let marked = null;
 const items = [];        // items[seq]: the move list's <li> of event seq
 let rowHeight = 0;
+let listHeight = 0;      // (read once, and again after a resize: reading it forces a layout)
+let listScroll = 0;      // the list's scrollTop, as its scroll events say (not read per step)
+window.addEventListener("resize", () => { rowHeight = 0; listHeight = 0; });
 function markMove(i) {
   const li = items[i] || null;
   if (marked && marked !== li) marked.classList.remove("current");
@@ -150,9 +144,11 @@ function markMove(i) {
     const box = $("moves");
     rowHeight ||= li.offsetHeight || 24;
     const top = (i - 1) * rowHeight;
-    const height = box.clientHeight;
-    if (top < box.scrollTop || top > box.scrollTop + height - rowHeight) {
-      box.scrollTop = top - height / 2;
+    listHeight ||= box.clientHeight;
+    const height = listHeight;
+    if (top < listScroll || top > listScroll + height - rowHeight) {
+      listScroll = Math.max(0, top - height / 2);
+      box.scrollTop = listScroll;
     }
   }
   marked = li;
@@ -250,6 +246,7 @@ function bind() {
   $("speed").onchange = () => { if (st.playing) { play(); play(); } };
   $("live-btn").onclick = () => { st.following = true; history.replaceState(null, "", location.pathname); show(st.head); };
   $("slider").oninput = (e) => go(parseInt(e.target.value, 10));
+  $("moves").addEventListener("scroll", (e) => { listScroll = e.target.scrollTop; }, { passive: true });
   $("moves").onclick = (e) => {
     const b = e.target.closest("button[data-seq]");
     if (b) go(parseInt(b.dataset.seq, 10));

@@ -2,7 +2,7 @@
 // tables rotate when there are more than fit. docs/web.md.
 
 import { describe, esc, outcomeText, playerNames, reportError, KIND_NAMES } from "./common.js";
-import { render, STATUS } from "./boards.js";
+import { STATUS, update } from "./boards.js";
 import { Watcher } from "./watch.js";
 
 window.addEventListener("error", (e) => reportError(e.error || e.message));
@@ -70,7 +70,7 @@ function draw(t) {
   t.dirty = false;
   const names = playerNames(t.game);
   const opts = { bot: t.bot && t.bot.seq === t.seq ? t.bot : null };
-  t.el.querySelector(".tile-board").innerHTML = t.view ? render(t.game.kind, t.view, names, opts) : '<p class="empty">…</p>';
+  if (t.view) update(t.el.querySelector(".tile-board"), t.game.kind, t.view, names, opts);
   t.el.querySelector(".tile-caption").textContent = t.last ? `${t.last.seq}. ${describe(t.last.event, names)}` : "";
   const status = t.outcome ? outcomeText(t.game.kind, t.outcome, names)
     : (t.view && STATUS[t.game.kind] ? STATUS[t.game.kind](t.view, names) : "");
