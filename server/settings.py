@@ -44,7 +44,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Static files (the admin's and server/web's) with caching headers, served by daphne
     # itself: no web server needed at a game night (docs/web.md, "Static files").
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "server.web.middleware.StaticFiles",  # WhiteNoise
     "django.contrib.sessions.middleware.SessionMiddleware",
     "server.games.middleware.ApiCommonMiddleware",  # CommonMiddleware, exact /api/ paths
     "django.middleware.csrf.CsrfViewMiddleware",
