@@ -114,6 +114,17 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
         assert facts["outcome"], "the result is shown at the end"
     assert w.js_errors() == []
 
+    # the move list's notation is the app's replay caption, word for word
+    from client_kivy.vm.session import describe_event
+
+    names = ["Ann", "Bob", "Cleo", "Dev"]
+    events = [r["event"] for g in games
+              for r in get(server, f"/api/games/{g.pk}/state/?events=1")["events"]]
+    said = w.page.evaluate("async ([events, names]) => { const c = await import("
+                           "'/static/web/common.js'); return events.map(e => c.describe(e, names)); }",
+                           [events, names])
+    assert said == [describe_event(e, names) for e in events]
+
     # keyboard, on the longest Teeko match; a shared ?seq= link
     teeko = max((g for g in games if g.kind == "teeko"), key=lambda g: g.pk)
     head = get(server, f"/api/games/{teeko.pk}/")["seq"]

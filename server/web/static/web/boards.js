@@ -2,7 +2,7 @@
 // view(state, viewer); client_kivy/widgets/*). Each function returns an SVG string.
 
 import {
-  esc, seatLabel, cardText, callText, SUIT_SYMBOL, SUIT_NAME, TEKA_SEATS,
+  esc, seatLabel, callText, SUIT_SYMBOL, SUIT_NAME, TEKA_SEATS,
 } from "./common.js";
 
 const FILES = "abcdef";

@@ -39,8 +39,9 @@ export function callText(call) {
   return { pass: "Pass", ter: "Ter", "behi ter": "Behi ter", "double 13": "Double 13" }[call] || String(call);
 }
 
-/** A short line for an event, as the app's replay caption says it
- * (client_kivy/vm/session.py describe_event): "Ann placed c3", "Bob played K♥ (snap)". */
+/** A short line for an event in the project's notation (docs/notation.md), word for word as
+ * the app's replay caption says it (client_kivy/vm/session.py describe_event; the browser
+ * tests compare the two): "Ann placed c3", "Bob moved b2-c3", "Cleo played KH (snap)". */
 export function describe(ev, names) {
   const t = ev.type;
   const seat = ev.seat;
@@ -48,14 +49,11 @@ export function describe(ev, names) {
     ? (names && seat >= 0 && seat < names.length ? names[seat] : `Seat ${seat + 1}`)
     : "";
   if (t === "placed" && "to" in ev) return `${who} placed ${ev.to}`;
-  if (t === "placed") {
-    if (!ev.cells) return `${who} drew`;  // (a spectator learns what at the reveal)
-    return `${who} drew ${ev.shape || ""} ${(ev.cells || []).join(" ")}`.trim();
-  }
+  if (t === "placed") return `${who} drew ${ev.shape || ""} ${(ev.cells || []).join(" ")}`.trim();
   if (t === "moved") return `${who} moved ${ev.from}-${ev.to}`;
-  if (t === "play") return `${who} played ${cardText(ev.card)}${ev.signal ? ` (${ev.signal})` : ""}`;
-  if (t === "bid") return `${who} called ${callText(ev.call)}`;
-  if (t === "trumps") return `${who} named trumps ${SUIT_SYMBOL[ev.suit] || ev.suit}`;
+  if (t === "play") return `${who} played ${ev.card}${ev.signal ? ` (${ev.signal})` : ""}`;
+  if (t === "bid") return `${who} called ${ev.call}`;
+  if (t === "trumps") return `${who} named trumps ${ev.suit}`;
   if (t === "flip") return `Turn ${ev.turn}: card ${ev.card}, die ${ev.die}`;
   if (t === "deal") return `Hand ${ev.hand} dealt`;
   if (t === "reveal") return `Turn ${ev.turn}: drawings revealed`;
