@@ -120,9 +120,9 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     names = ["Ann", "Bob", "Cleo", "Dev"]
     events = [r["event"] for g in games
               for r in get(server, f"/api/games/{g.pk}/state/?events=1")["events"]]
-    said = w.page.evaluate("async ([events, names]) => { const c = await import("
-                           "'/static/web/common.js'); return events.map(e => c.describe(e, names)); }",
-                           [events, names])
+    said = w.page.evaluate(
+        "async ([events, names]) => { const c = await import('/static/web/common.js'); "
+        "return events.map(e => c.describe(e, names)); }", [events, names])
     assert said == [describe_event(e, names) for e in events]
 
     # keyboard, on the longest Teeko match; a shared ?seq= link
