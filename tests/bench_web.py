@@ -15,6 +15,7 @@ import asyncio
 import gzip
 import io
 import json
+import os
 import statistics
 import time
 import urllib.request
@@ -83,6 +84,7 @@ def import_match(kind: str, options: dict[str, Any], records: list[Any], seats: 
 
 def test_bench(daphne_server: Any, browser: Any) -> None:  # noqa: F811
     server = daphne_server
+    say(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work shares them)")
     # -- a 2,000-event Teka match (random play to a high target)
     records = random_match("teka", {"target": 2450}, 2000)
     gid = in_thread(import_match, "teka", {"target": 2450}, records, 4)
@@ -116,7 +118,8 @@ def test_bench(daphne_server: Any, browser: Any) -> None:  # noqa: F811
     times = sorted(steps["times"])
     assert steps["index"] == head
     say(f"step through all {len(times)} positions (right arrow, then style and layout): "
-        f"mean {statistics.mean(times):.2f} ms, p95 {times[int(len(times) * 0.95)]:.2f} ms, "
+        f"median {statistics.median(times):.2f} ms, mean {statistics.mean(times):.2f} ms, "
+        f"p95 {times[int(len(times) * 0.95)]:.2f} ms, "
         f"max {times[-1]:.2f} ms a step (script {statistics.mean(steps['script']):.2f} ms, "
         f"style and layout {statistics.mean(steps['layout']):.2f} ms)")
     assert w.js_errors() == []

@@ -346,3 +346,44 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
         f"() => document.querySelector('.tile[data-game=\"{ids[0]}\"] [data-square=\"c3\"]')")
     assert w.js_errors() == []
     w.page.context.close()
+
+
+def test_a_watched_game_that_ends_turns_into_its_replay(
+    daphne_server: Any, browser: Any  # noqa: F811
+) -> None:
+    import asyncio
+
+    import websockets
+
+    server = daphne_server
+    g = post(server, "/api/games/", {"kind": "teeko", "seats": [
+        {"kind": "guest", "name": "Ann"}, {"kind": "bot", "level": "random"}]})
+    w = open_page(browser, f"{server.http}/games/{g['id']}/")
+    w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
+
+    async def play_to_the_end() -> int:
+        rng = Random(11)
+        async with websockets.connect(f"{server.ws}/ws/games/{g['id']}/") as ws:
+            await ws.send(json.dumps({"type": "hello", "seat": 0,
+                                      "secret": g["guest_secrets"]["0"]}))
+            while True:
+                f = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                if f["type"] == "finished":
+                    return int(f["seq"])
+                if f["type"] == "events" and "view" in f and 0 in f["to_act"] and f["legal"]:
+                    moves = [c for c in f["legal"] if c["type"] in ("place", "move")]
+                    await ws.send(json.dumps({"type": "command", "command": rng.choice(moves),
+                                              "expected_seq": f["to"]}))
+
+    head = in_thread(lambda: asyncio.run(play_to_the_end()))
+    w.page.wait_for_function(
+        f"() => window.gnStats.conn === 'finished' && window.gnStats.index === {head} && "
+        f"document.querySelectorAll('#moves li').length === {head}", timeout=15_000)
+    assert w.page.text_content("#mode") == "Replay"
+    st = get(server, f"/api/games/{g['id']}/state/")
+    check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
+    assert w.page.text_content("#outcome")
+    w.page.keyboard.press("Home")
+    wait_index(w, 0)
+    assert w.js_errors() == []
+    w.page.context.close()

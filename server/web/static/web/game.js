@@ -317,6 +317,12 @@ function startLive() {
       st.live = false;
       st.following = false;
       st.views = [];
+      // the records come again whole (a Tedoku drawing, a Teka keep: now public)
+      st.events = [];
+      st.listed = 0;
+      items.length = 0;
+      marked = null;
+      $("moves").innerHTML = "";
       st.views[f.seq] = f.view;
       st.head = f.seq;
       game.outcome = f.outcome;
