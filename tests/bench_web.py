@@ -103,6 +103,8 @@ def test_bench(daphne_server: Any, browser: Any) -> None:  # noqa: F811
 
     first, loaded = [], []
     w = open_page(browser, f"{server.http}/games/{gid}/?seq=0", 1280, 800)
+    asked: list[str] = []
+    w.page.on("request", lambda req: asked.append(req.url) if "/views/" in req.url else None)
     for _ in range(3):
         w.page.goto(f"{server.http}/games/{gid}/")
         w.page.wait_for_function("() => window.gnStats && window.gnStats.firstDraw !== undefined")
@@ -113,6 +115,7 @@ def test_bench(daphne_server: Any, browser: Any) -> None:  # noqa: F811
     say(f"open the replay to its first drawn position: {statistics.median(first):.0f} ms "
         f"(runs {', '.join(f'{x:.0f}' for x in first)}; from navigation start, in chromium)")
     say(f"...and the whole match loaded (views and move list): {statistics.median(loaded):.0f} ms")
+    assert len(asked) == len(set(asked)) * 3, f"the preloaded views are used: {asked}"
 
     steps = w.page.evaluate(STEP_JS)
     times = sorted(steps["times"])

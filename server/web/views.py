@@ -19,6 +19,11 @@ from server.games.views import ApiError, api, game_json, last_seqs
 MAX_RANGE = 1000
 """Most views one ``/views/`` answer holds (a 2,000-event Teka match: two requests)."""
 
+FIRST_VIEWS = 120
+"""Views the replay asks for first (then the rest, :data:`MAX_RANGE` at a time)..."""
+FIRST_BEFORE = 40
+"""...of which this many before the position it opens at."""
+
 KIND_NAMES = {"teeko": "Teeko", "tiku": "Tiku", "tedoku": "Tedoku", "teka": "Teka"}
 
 
@@ -52,12 +57,23 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
     if g is None:
         return render(request, "web/missing.html", {"game_id": game_id}, status=404)
     info = game_json(g)
-    config = {
+    seq = _seq_param(request.GET.get("seq"))
+    config: dict[str, Any] = {
         "game": info,
-        "seq": _seq_param(request.GET.get("seq")),
+        "seq": seq,
         "views": f"/api/games/{g.pk}/views/",
         "ws": f"/ws/games/{g.pk}/",
+        "first": None,
     }
+    if g.status == Game.FINISHED:
+        # The views the replay draws first, around the position it opens at: named here so
+        # that the browser fetches them (<link rel=preload>) while it loads the modules.
+        head = int(info["seq"])
+        start = head if seq is None else min(seq, head)
+        lo = max(0, start - FIRST_BEFORE)
+        config["first"] = {"from": lo, "to": min(head, lo + FIRST_VIEWS - 1),
+                           "url": f"/api/games/{g.pk}/views/?from={lo}"
+                                  f"&to={min(head, lo + FIRST_VIEWS - 1)}&delta=1"}
     title = f"{KIND_NAMES.get(g.kind, g.kind)} #{g.pk}"
     return render(
         request,

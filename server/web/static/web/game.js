@@ -43,7 +43,7 @@ async function fetchViews(from, to) {
   const key = `${from}-${to}`;
   if (st.pending.has(key)) return st.pending.get(key);
   const p = (async () => {
-    const r = await fetch(`${config.views}?from=${from}&to=${to}&delta=1`, { headers: { Accept: "application/json" } });
+    const r = await fetch(`${config.views}?from=${from}&to=${to}&delta=1`);  // (as preloaded: same URL, same mode)
     const body = await r.json();
     if (!r.ok) throw new Error(`views ${from}-${to}: ${body.error ? body.error.reason : r.status}`);
     if (body.viewer === -2 && st.live) return body;  // (finished meanwhile: the socket says so)
@@ -357,8 +357,9 @@ function main() {
   setConn("finished");
   const start = config.seq === null || config.seq === undefined ? st.head : Math.min(config.seq, st.head);
   st.index = start;
-  const from = Math.max(0, start - 40);
-  fetchViews(from, Math.min(st.head, from + FIRST - 1))
+  // the first views, as the server named them (the browser is already fetching them)
+  const first = config.first || { from: Math.max(0, start - 40), to: Math.min(st.head, Math.max(0, start - 40) + FIRST - 1) };
+  fetchViews(first.from, first.to)
     .then(() => { show(start); return loadAll(); })
     .catch(reportError);
 }
