@@ -268,7 +268,7 @@ export function teka(v, names, opts = {}) {
   const hands = Array.isArray(v.hands) ? v.hands : null;  // the whole view (a finished match)
   for (let seat = 0; seat < 4; seat++) {
     const pos = POS[seat % 4];
-    const [ax, ay] = anchors[pos];
+    let [ax, ay] = anchors[pos];
     const active = toAct.has(seat) && v.phase !== "over";
     const info = [];
     if (seat === v.sitting_out) info.push("sits out");
@@ -278,11 +278,15 @@ export function teka(v, names, opts = {}) {
     if (seat === v.dealer) info.push("dealer");
     if (bot && bot.seat === seat) info.push(`thinking ${Math.round((bot.progress || 0) * 100)}%`);
     const name = `${names[seat] || ""} (${TEKA_SEATS[seat]})`;
-    const bw = 290, bh = 74;
+    const infoText = info.join(" · ");
+    // (wide enough for its text: about 0.58 em a character of the system font)
+    const bw = Math.min(440, Math.max(290, name.length * 16 + 30, infoText.length * 12.2 + 30)), bh = 74;
+    if (pos === "left") ax = Math.max(ax, 20 + bw / 2);
+    if (pos === "right") ax = Math.min(ax, W - 20 - bw / 2);
     s = `<g class="seat${active ? " active" : ""}" data-seat="${seat}">`
       + `<rect x="${ax - bw / 2}" y="${ay - bh / 2}" width="${bw}" height="${bh}" rx="12"/>`
       + `<text class="seat-name" x="${ax}" y="${ay - 6}">${esc(name)}</text>`
-      + `<text class="seat-info" x="${ax}" y="${ay + 24}">${esc(info.join(" · "))}</text></g>`;
+      + `<text class="seat-info" x="${ax}" y="${ay + 24}">${esc(infoText)}</text></g>`;
     layers.push([`seat${seat}`, s]);
     s = "";
     if (hands && hands[seat] && hands[seat].length) {
