@@ -280,13 +280,16 @@ export function teka(v, names, opts = {}) {
     const name = `${names[seat] || ""} (${TEKA_SEATS[seat]})`;
     const infoText = info.join(" · ");
     // (wide enough for its text: about 0.58 em a character of the system font)
-    const bw = Math.min(440, Math.max(290, name.length * 16 + 30, infoText.length * 12.2 + 30)), bh = 74;
+    const nameW = name.length * 16, infoW = infoText.length * 12.2;
+    const bw = Math.min(pos === "left" || pos === "right" ? 300 : 440, Math.max(290, nameW + 30, infoW + 30)), bh = 74;
+    // (a text wider than its box is squeezed to fit)
+    const fit = (w) => (w > bw - 24 ? ` textLength="${bw - 24}" lengthAdjust="spacingAndGlyphs"` : "");
     if (pos === "left") ax = Math.max(ax, 20 + bw / 2);
     if (pos === "right") ax = Math.min(ax, W - 20 - bw / 2);
     s = `<g class="seat${active ? " active" : ""}" data-seat="${seat}">`
       + `<rect x="${ax - bw / 2}" y="${ay - bh / 2}" width="${bw}" height="${bh}" rx="12"/>`
-      + `<text class="seat-name" x="${ax}" y="${ay - 6}">${esc(name)}</text>`
-      + `<text class="seat-info" x="${ax}" y="${ay + 24}">${esc(infoText)}</text></g>`;
+      + `<text class="seat-name" x="${ax}" y="${ay - 6}"${fit(nameW)}>${esc(name)}</text>`
+      + `<text class="seat-info" x="${ax}" y="${ay + 24}"${fit(infoW)}>${esc(infoText)}</text></g>`;
     layers.push([`seat${seat}`, s]);
     s = "";
     if (hands && hands[seat] && hands[seat].length) {
@@ -311,7 +314,7 @@ export function teka(v, names, opts = {}) {
     trick = v.last_trick.cards || [];
     winner = v.last_trick.winner;
   }
-  const place = { bottom: [cx - 35, cy + 20], top: [cx - 35, cy - 150], left: [cx - 170, cy - 65], right: [cx + 100, cy - 65] };
+  const place = { bottom: [cx - 35, cy + 20], top: [cx - 35, cy - 150], left: [cx - 145, cy - 65], right: [cx + 75, cy - 65] };
   for (const t of trick) {
     const [x, y] = place[POS[t.seat % 4]];
     s += card(x, y, 70, t.card, `trick${winner === t.seat ? " won" : ""}`);
