@@ -257,7 +257,7 @@ def test_screenshots(
             g = post(server, "/api/games/", {"kind": kind, "options": {"seats": n}, "seats": [
                 {"kind": "guest", "name": name} for name in ("Ann", "Bob", "Cleo", "Dev")[:n]]})
             in_thread(play_random, g["id"], moves)
-        mid = {"teeko": 14, "tiku": 30, "tedoku": 40, "teka": 60}
+        mid = {"teeko": 14, "tiku": 30, "tedoku": 40, "teka": 80}
         SHOTS.mkdir(parents=True, exist_ok=True)
         for size, (w_, h_) in SIZES.items():
             for kind, gid in finished.items():
