@@ -47,6 +47,7 @@ async function fetchViews(from, to) {
     const body = await r.json();
     if (!r.ok) throw new Error(`views ${from}-${to}: ${body.error ? body.error.reason : r.status}`);
     if (body.viewer === -2 && st.live) return body;  // (finished meanwhile: the socket says so)
+    if (body.viewer !== -2 && !st.live) return body;  // (a spectator's, asked before the end)
     let prev = null;
     body.views.forEach((v, i) => {
       const view = prev === null || !body.delta ? v : undelta(prev, v);
