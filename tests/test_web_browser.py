@@ -353,6 +353,20 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
     assert w.js_errors() == []
     w.page.context.close()
 
+    # more tables than fit (a phone: two at a time): the pages rotate through all of them
+    phone = open_page(browser, f"{server.http}/tv/?rotate=1", 390, 844)
+    seen: set[int] = set()
+    deadline = time.time() + 10
+    while seen != set(ids) and time.time() < deadline:
+        seen |= set(phone.page.evaluate(
+            "() => [...document.querySelectorAll('.tile:not([hidden])')]"
+            ".map(t => +t.dataset.game)"))
+        time.sleep(0.2)
+    assert seen == set(ids)
+    assert phone.page.evaluate("() => window.gnTV.pages") == 2
+    assert phone.js_errors() == []
+    phone.page.context.close()
+
 
 def test_a_watched_game_that_ends_turns_into_its_replay(
     daphne_server: Any, browser: Any  # noqa: F811
