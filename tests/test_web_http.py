@@ -184,3 +184,10 @@ def test_front_page_and_admin_link_the_game_page(client: Any, server_runtime: An
     assert 'href="/tv/"' in html
     r = admin_client.get(f"/admin/games/game/{done['id']}/change/")
     assert r.status_code == 200 and f"/games/{done['id']}/" in r.content.decode()
+
+
+def test_browser_tests_say_why_they_skip(tmp_path: Any) -> None:
+    from web_browser import why_no_browser
+
+    reason = why_no_browser(str(tmp_path / "no-chromium"))
+    assert reason is not None and "no chromium at" in reason and "apt-get install" in reason

@@ -18,13 +18,14 @@ T = TypeVar("T")
 CHROMIUM = os.environ.get("GAMENIGHT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
-def why_no_browser() -> str | None:
+def why_no_browser(chromium: str = CHROMIUM) -> str | None:
+    """Why the browser tests cannot run here (they skip saying it), or None."""
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "Playwright for Python is not installed (pip install playwright)"
-    if not os.path.exists(CHROMIUM):
-        return f"no chromium at {CHROMIUM} (apt-get install chromium; .ci/run does it)"
+    if not os.path.exists(chromium):
+        return f"no chromium at {chromium} (apt-get install chromium; .ci/run does it)"
     return None
 
 
