@@ -12,12 +12,12 @@ from typing import Any
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
 
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.asgi import get_asgi_application
 
-# Static files (the admin's CSS) are served by daphne itself, so `./gamenight serve` needs no
-# web server; behind nginx, /static/ is served from STATIC_ROOT first (deploy/).
-django_app = ASGIStaticFilesHandler(get_asgi_application())
+# Static files (the admin's CSS, the web pages' modules) are served by daphne itself through
+# WhiteNoise's middleware (settings.py), so `./gamenight serve` needs no web server; behind
+# nginx, /static/ is served from STATIC_ROOT first (deploy/).
+django_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402

@@ -39,10 +39,14 @@ INSTALLED_APPS = [
     "server.games",
     "server.ops",
     "server.leagues",  # issue 13: club play
+    "server.web",  # watch and replay in the browser, TV mode (issue 14)
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the admin's and server/web's) with caching headers, served by daphne
+    # itself: no web server needed at a game night (docs/web.md, "Static files").
+    "server.web.middleware.StaticFiles",  # WhiteNoise
     "django.contrib.sessions.middleware.SessionMiddleware",
     "server.games.middleware.ApiCommonMiddleware",  # CommonMiddleware, exact /api/ paths
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -163,6 +167,13 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
+# WhiteNoise serves the apps' static files straight from their folders (no collectstatic
+# needed; STATIC_ROOT is also served when it exists, and nginx may serve it: deploy/).
+# Files are small ES modules that import each other by relative name, so no hashed names:
+# they are cached for WHITENOISE_MAX_AGE seconds and revalidated (ETag, Last-Modified).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+WHITENOISE_MAX_AGE = int(os.environ.get("GAMENIGHT_STATIC_MAX_AGE", "300"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LOGGING = {

@@ -5,6 +5,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("server.leagues.urls")),  # issue 13: /leagues/, /players/
     path("", include("server.games.urls")),
+    path("", include("server.web.urls")),  # /games/<id>/, /tv/ (issue 14, docs/web.md)
 ]
 
 # Under /api/ every error is the JSON body of docs/protocol.md; pages keep Django's own.

@@ -147,13 +147,15 @@ def daphne_env(name: str = "daphne", extra_env: dict[str, str] | None = None) ->
 
 
 def start_daphne(
-    tmp_path: Path, name: str = "daphne", extra_env: dict[str, str] | None = None
+    tmp_path: Path, name: str = "daphne", extra_env: dict[str, str] | None = None,
+    port: int | None = None,
 ) -> Daphne:
-    """daphne as a real process on a free port, on the *test* database (see
-    :func:`daphne_env`). Bots think in its process pool."""
+    """daphne as a real process on a free port (or ``port``: a restart where clients
+    reconnect), on the *test* database (see :func:`daphne_env`). Bots think in its process
+    pool."""
     env = daphne_env(name, extra_env)
     app_name = json.loads(env["GAMENIGHT_DB_JSON"])["OPTIONS"]["application_name"]
-    port = free_port()
+    port = port or free_port()
     log = tmp_path / f"{name}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(

@@ -119,6 +119,10 @@ class GameAdmin(admin.ModelAdmin):
             fields += ("league", "created_by")
         return fields
 
+    def view_on_site(self, obj: Game) -> str:
+        """The admin's "View on site" button: the game's page (server/web, issue 14)."""
+        return f"/games/{obj.pk}/"
+
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
         return False  # the log is permanent
 

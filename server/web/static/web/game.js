@@ -1,0 +1,368 @@
+// The game page (/games/<id>/): a live game as a spectator sees it, and the replay of any
+// position (slider, steps, autoplay, keyboard, move list, ?seq=N links). docs/web.md.
+
+import {
+  describe, esc, marks, markName, outcomeText, playerNames, reportError, seatLabel, KIND_NAMES,
+} from "./common.js";
+import { drawn, patch, STATUS, tekaSheet } from "./boards.js";
+import { Watcher } from "./watch.js";
+
+window.addEventListener("error", (e) => reportError(e.error || e.message));
+window.addEventListener("unhandledrejection", (e) => reportError(e.reason));
+
+const config = JSON.parse(document.getElementById("gn-config").textContent);
+const game = config.game;
+const kind = game.kind;
+const $ = (id) => document.getElementById(id);
+const stats = (window.gnStats ||= {});
+Object.assign(stats, { errors: stats.errors || [], frames: 0, gaps: 0, reconnects: 0, steps: 0 });
+
+const BATCH = 1000;      // views a /views/ request asks for (the server's most)
+const FIRST = 120;       // ...and the first one, around the position opened
+
+const st = {
+  head: game.seq,
+  events: [],            // events[seq] = {seq, seat, event}
+  views: [],             // views[seq] = the view after event seq
+  index: null,
+  following: game.status !== "finished",
+  live: game.status !== "finished",
+  names: playerNames(game),
+  pending: new Map(),    // "from-to" -> promise
+  playing: null,
+  bot: null,
+  presence: null,
+  listed: 0,             // events rendered in the move list
+  sheetKey: "",
+  wanted: null,          // an index waiting for its view
+};
+
+// ----------------------------------------------------------------------------- loading
+
+async function fetchViews(from, to) {
+  const key = `${from}-${to}`;
+  if (st.pending.has(key)) return st.pending.get(key);
+  const p = (async () => {
+    const r = await fetch(`${config.views}?from=${from}&to=${to}&delta=1`);  // (as preloaded: same URL, same mode)
+    const body = await r.json();
+    if (!r.ok) throw new Error(`views ${from}-${to}: ${body.error ? body.error.reason : r.status}`);
+    if (body.viewer === -2 && st.live) return body;  // (finished meanwhile: the socket says so)
+    if (body.viewer !== -2 && !st.live) return body;  // (a spectator's, asked before the end)
+    let prev = null;
+    body.views.forEach((v, i) => {
+      const view = prev === null || !body.delta ? v : undelta(prev, v);
+      st.views[body.from + i] = view;
+      prev = view;
+    });
+    for (const rec of body.events) if (!st.events[rec.seq]) st.events[rec.seq] = rec;
+    if (body.head > st.head && !st.live) st.head = body.head;
+    renderMoves();
+    if (st.wanted !== null && st.views[st.wanted]) { const w = st.wanted; st.wanted = null; show(w); }
+    return body;
+  })();
+  st.pending.set(key, p);
+  try {
+    return await p;
+  } finally {
+    st.pending.delete(key);
+  }
+}
+
+/** A view from the one before and its delta (server/web/views.py view_delta). */
+function undelta(prev, d) {
+  const v = { ...prev };
+  if (d.set) Object.assign(v, d.set);
+  if (d.add) for (const [k, items] of Object.entries(d.add)) v[k] = prev[k].concat(items);
+  if (d.del) for (const k of d.del) delete v[k];
+  return v;
+}
+
+function ensure(i) {
+  if (st.views[i]) return;
+  st.wanted = i;
+  const from = Math.max(0, i - 40);
+  const to = Math.min(st.head, from + FIRST - 1);
+  fetchViews(from, to).catch(reportError);
+}
+
+async function loadAll() {
+  // the rest of the views and the whole move list, in the background
+  for (let from = 0; from <= st.head; from += BATCH) {
+    const to = Math.min(st.head, from + BATCH - 1);
+    let missing = false;
+    for (let i = from; i <= to; i++) if (!st.views[i] || (i > 0 && !st.events[i])) { missing = true; break; }
+    if (missing) await fetchViews(from, to);
+  }
+}
+
+// ----------------------------------------------------------------------------- drawing
+
+function currentNames() {
+  if (st.presence) {
+    return st.presence.seats.map((s, i) => (s.kind === "bot" && !s.replaced ? (s.name || `Bot (${s.bot_level})`) : (s.taken ? (s.name || `Seat ${i + 1}`) : "open")));
+  }
+  return st.names;
+}
+
+function show(i) {
+  const t0 = performance.now();
+  i = Math.max(0, Math.min(st.head, i));
+  const view = st.views[i];
+  st.index = i;
+  if (!view) { ensure(i); setControls(); return; }
+  const names = currentNames();
+  const bot = st.bot && st.bot.seq === i ? st.bot : null;
+  patch($("board"), drawn(kind, view, names, { bot }));
+  $("status").textContent = STATUS[kind] ? STATUS[kind](view, names) : "";
+  const out = view.outcome || (i === st.head && !st.live ? game.outcome : null);
+  $("outcome").textContent = out ? outcomeText(kind, out, names) : "";
+  const rec = st.events[i];
+  $("caption").textContent = i === 0 ? "Before the start" : rec ? `${i}. ${describe(rec.event, names)}` : `${i}.`;
+  if (kind === "teka") {
+    const key = `${(view.sheet || []).length}:${i === st.head}`;
+    if (key !== st.sheetKey) { $("sheet").innerHTML = tekaSheet(view); st.sheetKey = key; }
+  }
+  markMove(i);
+  setControls();
+  if (stats.firstDraw === undefined) stats.firstDraw = performance.now();
+  stats.index = i;
+  stats.steps += 1;
+  stats.lastStepMs = performance.now() - t0;
+}
+
+let marked = null;
+const items = [];        // items[seq]: the move list's <li> of event seq
+let rowHeight = 0;
+let listHeight = 0;      // (read once, and again after a resize: reading it forces a layout)
+let listScroll = 0;      // the list's scrollTop, as its scroll events say (not read per step)
+window.addEventListener("resize", () => { rowHeight = 0; listHeight = 0; });
+function markMove(i) {
+  const li = items[i] || null;
+  if (marked && marked !== li) marked.classList.remove("current");
+  if (li) {
+    li.classList.add("current");
+    // rows are all one height: no layout is read to scroll (a 2,000-move list stays fast)
+    const box = $("moves");
+    rowHeight ||= li.offsetHeight || 24;
+    const top = (i - 1) * rowHeight;
+    listHeight ||= box.clientHeight;
+    const height = listHeight;
+    if (top < listScroll || top > listScroll + height - rowHeight) {
+      listScroll = Math.max(0, top - height / 2);
+      box.scrollTop = listScroll;
+    }
+  }
+  marked = li;
+}
+
+function renderMoves() {
+  // append the events that came in order since the last call
+  const names = currentNames();
+  let html = "";
+  let n = st.listed;
+  while (st.events[n + 1]) {
+    const rec = st.events[n + 1];
+    const minor = ["start", "shuffle", "table", "cut", "first_player"].includes(rec.event.type);
+    html += `<li data-seq="${rec.seq}"${minor ? ' class="minor"' : ""}><button type="button" data-seq="${rec.seq}">`
+      + `<span class="n">${rec.seq}</span> ${esc(describe(rec.event, names))}</button></li>`;
+    n += 1;
+  }
+  if (html) {
+    const box = $("moves");
+    const had = box.children.length;
+    box.insertAdjacentHTML("beforeend", html);
+    for (let k = had; k < box.children.length; k++) {
+      const li = box.children[k];
+      items[parseInt(li.dataset.seq, 10)] = li;
+    }
+    st.listed = n;
+    if (st.index !== null) markMove(st.index);
+  }
+}
+
+function setControls() {
+  const slider = $("slider");
+  slider.max = String(st.head);
+  slider.value = String(st.index ?? 0);
+  $("position").textContent = `${st.index ?? 0} / ${st.head}`;
+  $("live-btn").hidden = !st.live || st.following;
+  $("play").textContent = st.playing ? "Pause" : "Play";
+  stats.head = st.head;
+  stats.following = st.following;
+}
+
+// ----------------------------------------------------------------------------- replay controls
+
+function go(i, { user = true } = {}) {
+  if (user) {
+    st.following = st.live && i >= st.head;
+    if (!st.live || !st.following) shareLater(Math.max(0, Math.min(st.head, i)));
+  }
+  show(i);
+}
+
+let shareTimer = null;
+function shareLater(i) {
+  // the address bar says ?seq=N (to share the position), set once stepping pauses: browsers
+  // throttle history.replaceState called on every step of a fast replay
+  clearTimeout(shareTimer);
+  shareTimer = setTimeout(() => {
+    const url = new URL(location.href);
+    url.searchParams.set("seq", String(i));
+    history.replaceState(null, "", url);
+  }, 250);
+}
+
+function step(d) { go((st.index ?? 0) + d); }
+
+function jumpMark(d) {
+  const ms = marks(st.events.filter(Boolean));
+  const i = st.index ?? 0;
+  if (d > 0) { const later = ms.filter((m) => m > i); go(later.length ? later[0] : st.head); }
+  else { const earlier = ms.filter((m) => m < i); go(earlier.length ? earlier[earlier.length - 1] : 0); }
+}
+
+function play() {
+  if (st.playing) { clearInterval(st.playing); st.playing = null; setControls(); return; }
+  if ((st.index ?? 0) >= st.head) go(0);
+  const speed = parseFloat($("speed").value) || 1;
+  st.playing = setInterval(() => {
+    if ((st.index ?? 0) >= st.head) { clearInterval(st.playing); st.playing = null; setControls(); return; }
+    step(1);
+  }, 700 / speed);
+  setControls();
+}
+
+function bind() {
+  $("first").onclick = () => go(0);
+  $("prev").onclick = () => step(-1);
+  $("next").onclick = () => step(1);
+  $("last").onclick = () => go(st.head);
+  $("prev-mark").onclick = () => jumpMark(-1);
+  $("next-mark").onclick = () => jumpMark(1);
+  $("prev-mark").hidden = $("next-mark").hidden = kind === "teeko";
+  $("prev-mark").textContent = `\u2190 ${markName(kind)}`;
+  $("next-mark").textContent = `${markName(kind)} \u2192`;
+  $("play").onclick = play;
+  $("speed").onchange = () => { if (st.playing) { play(); play(); } };
+  $("live-btn").onclick = () => { st.following = true; history.replaceState(null, "", location.pathname); show(st.head); };
+  $("slider").oninput = (e) => go(parseInt(e.target.value, 10));
+  $("moves").addEventListener("scroll", (e) => { listScroll = e.target.scrollTop; }, { passive: true });
+  $("moves").onclick = (e) => {
+    const b = e.target.closest("button[data-seq]");
+    if (b) go(parseInt(b.dataset.seq, 10));
+  };
+  document.addEventListener("keydown", (e) => {
+    if (e.target && (e.target.id === "slider" || e.target.tagName === "SELECT" || e.altKey || e.ctrlKey || e.metaKey)) return;
+    const keys = {
+      ArrowLeft: () => step(-1), ArrowRight: () => step(1), Home: () => go(0), End: () => go(st.head),
+      PageUp: () => jumpMark(-1), PageDown: () => jumpMark(1),
+    };
+    if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+    else if (e.key === " " && e.target === document.body) { e.preventDefault(); play(); }
+  });
+}
+
+// ----------------------------------------------------------------------------- live
+
+function setConn(text) {
+  const labels = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", finished: "finished" };
+  $("conn").textContent = labels[text] || text;
+  $("conn").className = `conn ${text}`;
+  stats.conn = text;
+}
+
+function renderPlayers() {
+  const p = st.presence;
+  const names = currentNames();
+  let html = "";
+  (p ? p.seats : game.seats).forEach((s, i) => {
+    const on = p ? (s.kind === "bot" || s.connected) : false;
+    const thinking = st.bot && st.bot.seat === i ? ` <span class="thinking">thinking ${Math.round(st.bot.progress * 100)}%</span>` : "";
+    const away = p && s.away ? ` <span class="away">away ${s.away} s</span>` : "";
+    html += `<li><span class="dot${on ? " on" : ""}"></span>${esc(names[i])} <span class="seat">${esc(seatLabel(kind, i))}</span>${thinking}${away}</li>`;
+  });
+  $("players").innerHTML = html;
+  $("spectators").textContent = p ? `${p.spectators} watching` : "";
+}
+
+function startLive() {
+  setConn("connecting");
+  const w = new Watcher(config.ws, 0, {
+    onState: setConn,
+    onEvents(records, f) {
+      for (const r of records) st.events[r.seq] = r;
+      if (records.length || f.to) {
+        const to = records.length ? records[records.length - 1].seq : (f.to ?? st.head);
+        if (to > st.head) st.head = to;
+      }
+      if (f.view) {
+        st.head = Math.max(st.head, f.to ?? st.head);
+        st.views[st.head] = f.view;
+        st.bot = null;
+      }
+      stats.frames = w.frames; stats.gaps = w.gaps; stats.reconnects = w.reconnects; stats.seq = w.seq;
+      renderMoves();
+      if (st.following && st.views[st.head]) show(st.head);
+      else setControls();
+      renderPlayers();
+    },
+    onPresence(f) { st.presence = f; renderPlayers(); },
+    onBot(f) {
+      st.bot = f;
+      renderPlayers();
+      if (kind === "teka" && st.following && st.index === f.seq) show(f.seq);
+    },
+    onFinished(f) {
+      // the match is over: from now on it is shown whole, like any finished game
+      st.live = false;
+      st.following = false;
+      st.views = [];
+      // the records come again whole (a Tedoku drawing, a Teka keep: now public)
+      st.events = [];
+      st.listed = 0;
+      items.length = 0;
+      marked = null;
+      $("moves").innerHTML = "";
+      st.views[f.seq] = f.view;
+      st.head = f.seq;
+      game.outcome = f.outcome;
+      game.status = "finished";
+      stats.frames = w.frames;
+      $("mode").textContent = "Replay";
+      show(f.seq);
+      loadAll().catch(reportError);
+    },
+  });
+  stats.watcher = w;
+  window.gnWatcher = w;
+  w.start();
+}
+
+// ----------------------------------------------------------------------------- start
+
+function main() {
+  document.title = `${KIND_NAMES[kind] || kind} #${game.id} · gamenight`;
+  bind();
+  renderPlayers();
+  if (st.live) {
+    $("mode").textContent = "Live";
+    startLive();
+    if (config.seq !== null && config.seq !== undefined) {
+      st.following = false;
+      go(Math.min(config.seq, st.head), { user: false });
+    }
+    return;
+  }
+  $("mode").textContent = "Replay";
+  setConn("finished");
+  const start = config.seq === null || config.seq === undefined ? st.head : Math.min(config.seq, st.head);
+  st.index = start;
+  // the first views, as the server named them (the browser is already fetching them)
+  const first = config.first || { from: Math.max(0, start - 40), to: Math.min(st.head, Math.max(0, start - 40) + FIRST - 1) };
+  fetchViews(first.from, first.to)
+    .then(() => { show(start); return loadAll(); })
+    .catch(reportError);
+}
+
+main();

@@ -1,0 +1,132 @@
+// TV mode (/tv/): every live table in a grid, each over its own spectator socket; pages of
+// tables rotate when there are more than fit. docs/web.md.
+
+import { describe, esc, outcomeText, playerNames, reportError, KIND_NAMES } from "./common.js";
+import { STATUS, update } from "./boards.js";
+import { Watcher } from "./watch.js";
+
+window.addEventListener("error", (e) => reportError(e.error || e.message));
+window.addEventListener("unhandledrejection", (e) => reportError(e.reason));
+
+const config = JSON.parse(document.getElementById("gn-config").textContent);
+const params = new URLSearchParams(location.search);
+const ROTATE_MS = 1000 * (parseFloat(params.get("rotate")) || 15);
+const POLL_MS = 1000 * (parseFloat(params.get("poll")) || 10);
+const grid = document.getElementById("tv-grid");
+const tiles = new Map();   // game id -> tile
+const stats = (window.gnTV = { seqs: {}, page: 0, pages: 1, perPage: 0, errors: [], renders: 0 });
+window.gnStats ||= { errors: stats.errors };
+let page = 0;
+
+function perPage() {
+  const w = window.innerWidth, h = window.innerHeight;
+  const cols = w >= 1500 ? 3 : w >= 900 ? 2 : 1;
+  const rows = h >= 800 ? 2 : 1;
+  return { cols, rows, n: cols * rows };
+}
+
+function addTile(g) {
+  const el = document.createElement("article");
+  el.className = `tile kind-${g.kind}`;
+  el.dataset.game = String(g.id);
+  el.innerHTML = `<header><a href="/games/${g.id}/">${esc(KIND_NAMES[g.kind] || g.kind)} #${g.id}</a>`
+    + `<span class="tile-players">${esc(playerNames(g).join(" · "))}</span></header>`
+    + `<div class="tile-board"></div><p class="tile-caption"></p><p class="tile-status"></p>`;
+  const t = { game: g, el, view: null, last: null, seq: g.seq, dirty: true, outcome: null, bot: null };
+  // (from the event before the latest: the tile shows what the last move was)
+  t.watcher = new Watcher(`/ws/games/${g.id}/`, Math.max(0, g.seq - 1), {
+    onEvents(records, f) {
+      if (records.length) t.last = records[records.length - 1];
+      if (f.view) { t.view = f.view; t.bot = null; }
+      t.seq = t.watcher.seq;
+      stats.seqs[g.id] = t.seq;
+      t.dirty = true;
+      if (t.visible) draw(t);
+    },
+    onBot(f) { t.bot = f; if (t.visible && g.kind === "teka") { t.dirty = true; draw(t); } },
+    onFinished(f) {
+      t.view = f.view; t.outcome = f.outcome; t.seq = f.seq; stats.seqs[g.id] = f.seq;
+      t.dirty = true;
+      if (t.visible) draw(t);
+    },
+    onState(s) { el.dataset.conn = s; },
+  });
+  tiles.set(g.id, t);
+  stats.seqs[g.id] = g.seq;
+  t.watcher.start();
+}
+
+function dropTile(id) {
+  const t = tiles.get(id);
+  if (!t) return;
+  t.watcher.stop();
+  t.el.remove();
+  tiles.delete(id);
+  delete stats.seqs[id];
+}
+
+function draw(t) {
+  if (!t.dirty) return;
+  t.dirty = false;
+  const names = playerNames(t.game);
+  const opts = { bot: t.bot && t.bot.seq === t.seq ? t.bot : null };
+  if (t.view) update(t.el.querySelector(".tile-board"), t.game.kind, t.view, names, opts);
+  t.el.querySelector(".tile-caption").textContent = t.last ? `${t.last.seq}. ${describe(t.last.event, names)}` : "";
+  const status = t.outcome ? outcomeText(t.game.kind, t.outcome, names)
+    : (t.view && STATUS[t.game.kind] ? STATUS[t.game.kind](t.view, names) : "");
+  t.el.querySelector(".tile-status").textContent = status;
+  t.el.classList.toggle("over", Boolean(t.outcome));
+  stats.renders += 1;
+}
+
+function layout() {
+  const { cols, rows, n } = perPage();
+  const all = [...tiles.values()];
+  const pages = Math.max(1, Math.ceil(all.length / n));
+  if (page >= pages) page = 0;
+  grid.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
+  grid.style.gridTemplateRows = `repeat(${Math.min(rows, Math.max(1, Math.ceil(Math.min(all.length, n) / cols)))}, minmax(0, 1fr))`;
+  const shown = new Set(all.slice(page * n, page * n + n));
+  const empty = grid.querySelector(".empty");
+  if (all.length && empty) empty.remove();
+  if (!all.length && !empty) grid.innerHTML = '<p class="empty">No game in progress.</p>';
+  for (const t of all) {
+    t.visible = shown.has(t);
+    t.el.hidden = !t.visible;
+    if (t.visible) {
+      if (!t.el.parentNode) grid.appendChild(t.el);
+      draw(t);
+    }
+  }
+  // keep the visible ones in order
+  for (const t of shown) grid.appendChild(t.el);
+  Object.assign(stats, { page, pages, perPage: n, tables: all.length });
+  document.getElementById("tv-page").textContent = pages > 1 ? `page ${page + 1} of ${pages} · ${all.length} tables` : `${all.length} table${all.length === 1 ? "" : "s"}`;
+}
+
+function sync(games) {
+  const live = new Set(games.map((g) => g.id));
+  for (const g of games) if (!tiles.has(g.id)) addTile(g);
+  for (const [id, t] of tiles) if (!live.has(id) && (t.outcome || t.game.status !== "open")) dropTile(id);
+  layout();
+}
+
+async function poll() {
+  try {
+    const r = await fetch("/api/games/?status=live&limit=500");
+    if (r.ok) sync((await r.json()).games.sort((a, b) => a.id - b.id));
+  } catch (err) {
+    // (the server is away: the sockets reconnect by themselves; try again at the next poll)
+  }
+}
+
+function clock() {
+  document.getElementById("tv-clock").textContent = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+sync(config.games);
+clock();
+setInterval(clock, 10000);
+setInterval(poll, POLL_MS);
+setInterval(() => { page += 1; layout(); }, ROTATE_MS);
+window.addEventListener("resize", layout);

@@ -1,0 +1,12 @@
+from django.urls import re_path
+
+from . import views
+
+# (a database id is 1 to 18 digits, as server.games.urls' "id" converter: longer is no game)
+ID = r"(?P<game_id>[0-9]{1,18})"
+
+urlpatterns = [
+    re_path(rf"^games/{ID}/$", views.game_page, name="web-game"),
+    re_path(r"^tv/$", views.tv_page, name="web-tv"),
+    re_path(rf"^api/games/{ID}/views/$", views.views_range, name="web-views"),
+]

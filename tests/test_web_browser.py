@@ -1,0 +1,409 @@
+"""The web pages (server/web, docs/web.md) in a real browser: Debian's chromium driven by
+Playwright, against a real daphne and PostgreSQL.
+
+* every demo match replayed to its last move shows what ``/state/`` gives (board, score);
+  keyboard stepping; a shared ``?seq=`` link opens there;
+* a live Teka game of bots: cards arrive as they are played, and neither the page nor the
+  socket frames it receives ever hold a card a spectator may not see;
+* daphne killed and restarted while a page watches: it reconnects and catches up, no gap;
+* TV mode shows every live table;
+* no page logs a JavaScript error."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+import urllib.request
+from random import Random
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from server_fixtures import start_daphne, stop_daphne
+from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
+
+import core
+from core.api import SPECTATOR
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+
+ROWS = "ABCDEFGHI"
+
+DOM_FACTS = """() => {
+  const q = (sel) => [...document.querySelectorAll(sel)];
+  return {
+    pieces: q('#board [data-square].piece').map(e => e.dataset.square + ':' + e.dataset.seat)
+      .sort(),
+    discs: q('#board [data-square].disc').map(e => e.dataset.square + ':' + e.dataset.seat)
+      .sort(),
+    sheets: Object.fromEntries(q('#board g.sheet').map(g => [g.dataset.seat,
+      [...g.querySelectorAll('rect.filled')].map(r => r.dataset.cell).sort()])),
+    match: (document.querySelector('#board .match') || {}).textContent || '',
+    hands: q('#board g.hand [data-card]').map(e => e.dataset.card).sort(),
+    outcome: document.getElementById('outcome').textContent,
+    moves: document.querySelectorAll('#moves li').length,
+  };
+}"""
+
+
+def get(server: Any, path: str) -> Any:
+    with urllib.request.urlopen(server.http + path, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def post(server: Any, path: str, data: Any) -> Any:
+    req = urllib.request.Request(server.http + path, data=json.dumps(data).encode(),
+                                 method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def expected_facts(kind: str, view: dict[str, Any]) -> dict[str, Any]:
+    if kind == "teeko":
+        return {"pieces": sorted(f"{sq}:{seat}" for seat, sqs in enumerate(view["pieces"])
+                                 for sq in sqs)}
+    if kind == "tiku":
+        return {"pieces": sorted(f"{p['square']}:{p['seat']}" for p in view["pieces"]),
+                "discs": sorted(f"{sq}:{seat}" for sq, seat in view["discs"].items())}
+    if kind == "tedoku":
+        return {"sheets": {str(p["seat"]): sorted(
+            f"{ROWS[r]}{c + 1}" for r, row in enumerate(p["sheet"]) for c, ch in enumerate(row)
+            if ch == "#") for p in view["players"]}}
+    scores = view["scores"]
+    return {"match": f"North-South {scores[0]} · East-West {scores[1]}",
+            "hands": sorted(c for h in view.get("hands") or [] for c in h)}
+
+
+def check_facts(kind: str, facts: dict[str, Any], view: dict[str, Any]) -> None:
+    for key, want in expected_facts(kind, view).items():
+        got = facts[key]
+        if key == "match":
+            assert got.startswith(want), (got, want)
+        else:
+            assert got == want, (key, got, want)
+
+
+def wait_index(w: Any, index: int, timeout: float = 10_000) -> None:
+    w.page.wait_for_function(f"() => window.gnStats && window.gnStats.index === {index}",
+                             timeout=timeout)
+
+
+def test_replay_every_demo_match_keyboard_and_shared_link(
+    server_runtime: Any, daphne_server: Any, browser: Any  # noqa: F811
+) -> None:
+    from server.games.models import Game
+
+    server = daphne_server
+    in_thread(lambda: call_command("load_demo", stdout=io.StringIO()))
+    games = in_thread(lambda: list(Game.objects.order_by("id")))
+    assert len(games) >= 9 and {g.kind for g in games} == {"teeko", "tiku", "tedoku", "teka"}
+    w = open_page(browser, f"{server.http}/games/{games[0].pk}/")
+    for g in games:
+        st = get(server, f"/api/games/{g.pk}/state/")
+        head = st["head"]
+        w.page.goto(f"{server.http}/games/{g.pk}/")
+        wait_index(w, head)
+        w.page.wait_for_function(f"() => document.querySelectorAll('#moves li').length === {head}")
+        facts = w.page.evaluate(DOM_FACTS)
+        check_facts(g.kind, facts, st["view"])
+        assert facts["moves"] == head
+        scores = st["outcome"]["scores"]
+        if scores:
+            assert " : ".join(str(s) for s in scores) in facts["outcome"], facts["outcome"]
+        assert facts["outcome"], "the result is shown at the end"
+    assert w.js_errors() == []
+
+    # the move list's notation is the app's replay caption, word for word
+    from client_kivy.vm.session import describe_event
+
+    names = ["Ann", "Bob", "Cleo", "Dev"]
+    events = [r["event"] for g in games
+              for r in get(server, f"/api/games/{g.pk}/state/?events=1")["events"]]
+    said = w.page.evaluate(
+        "async ([events, names]) => { const c = await import('/static/web/common.js'); "
+        "return events.map(e => c.describe(e, names)); }", [events, names])
+    assert said == [describe_event(e, names) for e in events]
+
+    # keyboard, on the longest Teeko match; a shared ?seq= link
+    teeko = max((g for g in games if g.kind == "teeko"), key=lambda g: g.pk)
+    head = get(server, f"/api/games/{teeko.pk}/")["seq"]
+    w.page.goto(f"{server.http}/games/{teeko.pk}/")
+    wait_index(w, head)
+    w.page.keyboard.press("Home")
+    wait_index(w, 0)
+    for _ in range(3):
+        w.page.keyboard.press("ArrowRight")
+    wait_index(w, 3)
+    w.page.keyboard.press("ArrowLeft")
+    wait_index(w, 2)
+    w.page.wait_for_function("() => location.search === '?seq=2'")  # (set once stepping pauses)
+    w.page.keyboard.press("End")
+    wait_index(w, head)
+    w.page.keyboard.press("ArrowLeft")
+    wait_index(w, head - 1)
+    st = get(server, f"/api/games/{teeko.pk}/state/?seq=2")
+    w.page.goto(f"{server.http}/games/{teeko.pk}/?seq=2")
+    wait_index(w, 2)
+    check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
+    # a move in the list jumps there
+    w.page.click('#moves button[data-seq="5"]')
+    wait_index(w, 5)
+    # Teka: the next hand (Page Down) jumps to the next deal
+    teka = max((g for g in games if g.kind == "teka"),
+               key=lambda g: get(server, f"/api/games/{g.pk}/")["seq"])
+    log = get(server, f"/api/games/{teka.pk}/state/?events=1")["events"]
+    deals = [r["seq"] for r in log if r["event"]["type"] == "deal"]
+    w.page.goto(f"{server.http}/games/{teka.pk}/?seq=0")
+    wait_index(w, 0)
+    w.page.keyboard.press("PageDown")
+    wait_index(w, deals[0])
+    w.page.keyboard.press("PageDown")
+    wait_index(w, deals[1])
+    st = get(server, f"/api/games/{teka.pk}/state/?seq={deals[1]}")
+    check_facts("teka", w.page.evaluate(DOM_FACTS), st["view"])
+    assert w.js_errors() == []
+    # a missing game is a 404 page, not an error
+    resp = w.page.goto(f"{server.http}/games/999999/")
+    assert resp is not None and resp.status == 404
+    assert "No game 999999" in w.page.content()
+
+
+def frame_leaks(frames: list[str], game: Any, log: list[tuple[int, dict[str, Any]]]) -> list[str]:
+    """Secrets (core ``secrets(state, SPECTATOR)`` at the frame's seq) found in frames sent to
+    a spectator while the game was live."""
+    states = [game.initial()]
+    for _seq, ev in log:
+        states.append(game.evolve(states[-1], ev))
+    bad = []
+    for text in frames:
+        f = json.loads(text)
+        if f.get("type") == "finished":
+            break  # (a finished match is revealed: docs/protocol.md)
+        seq = f.get("to") or f.get("seq")
+        if not isinstance(seq, int) or seq >= len(states):
+            continue
+        secrets = set(game.secrets(states[seq], SPECTATOR))
+        from leaks import strings_in
+
+        found = secrets & strings_in(f)
+        if found:
+            bad.append(f"{f['type']} at {seq}: {sorted(found)[:5]}")
+    return bad
+
+
+def db_log(game_id: int) -> list[tuple[int, dict[str, Any]]]:
+    from server.games.models import Event
+
+    return in_thread(lambda: [(e.seq, e.payload)
+                              for e in Event.objects.filter(game_id=game_id).order_by("seq")])
+
+
+def test_live_teka_bots_spectator_sees_cards_arrive_and_nothing_hidden(
+    transactional_db: Any, tmp_path: Any, browser: Any  # noqa: F811
+) -> None:
+    server = start_daphne(tmp_path, "web-teka", {"GAMENIGHT_BOT_PACE": "0.15"})
+    try:
+        g = post(server, "/api/games/", {"kind": "teka", "seats": [
+            {"kind": "bot", "level": "random"}] * 4})
+        w = open_page(browser, f"{server.http}/games/{g['id']}/")
+        w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
+        game = core.GAMES["teka"]
+        seen_cards: list[int] = []
+        dom_leaks = []
+        deadline = time.time() + 12
+        while time.time() < deadline:
+            snap = w.page.evaluate(
+                "() => ({seq: window.gnStats.head, live: window.gnStats.conn === 'live', "
+                "cards: [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card), "
+                "text: ['board', 'caption', 'status', 'players'].map(id => "
+                "document.getElementById(id).textContent).join(' ')})")
+            log = db_log(g["id"])
+            state = game.initial()
+            for seq, ev in log:
+                if seq > snap["seq"]:
+                    break
+                state = game.evolve(state, ev)
+            secrets = set(game.secrets(state, SPECTATOR))
+            if snap["live"]:
+                dom_leaks += [c for c in snap["cards"] if c in secrets]
+                # (the position drawn now; the move list is the frames', checked below:
+                # a card played in an earlier hand is public, and may be in a hand again)
+                words = set(re.split(r"[^0-9A-Za-z]+", snap["text"]))
+                dom_leaks += sorted(words & secrets)
+            plays = sum(1 for _s, ev in log[: snap["seq"]] if ev["type"] == "play")
+            seen_cards.append(plays)
+            if plays >= 12:
+                break
+            time.sleep(0.3)
+        assert seen_cards[-1] >= 4, f"cards should arrive as they are played: {seen_cards}"
+        assert len(set(seen_cards)) >= 2, "the page followed the game live"
+        shown = w.page.evaluate("() => document.querySelectorAll('#moves li').length")
+        assert shown >= seen_cards[-1]
+        assert dom_leaks == []
+        assert frame_leaks(w.frames, game, db_log(g["id"])) == []
+        assert w.frames, "the page watched over the game socket"
+        assert all(json.loads(f).get("type") != "error" for f in w.frames)
+        assert w.js_errors() == []
+        w.page.context.close()
+    finally:
+        stop_daphne(server)
+
+
+def test_daphne_restart_reconnects_and_catches_up_without_gap(
+    transactional_db: Any, tmp_path: Any, browser: Any  # noqa: F811
+) -> None:
+    from server.games import store
+
+    server = start_daphne(tmp_path, "web-a")
+    restarted = None
+    try:
+        g = post(server, "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
+        j = post(server, "/api/join/", {"code": g["code"], "name": "Bob"})
+        assert j["seat"] == 1
+        w = open_page(browser, f"{server.http}/games/{g['id']}/")
+        w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
+        rng = Random(7)
+
+        def play(n: int) -> None:
+            in_thread(play_now, n)
+
+        def play_now(n: int) -> None:
+            for _ in range(n):
+                e = store.entry(g["id"], fresh=True)
+                legal = e.game.legal_commands(e.state, e.game.to_act(e.state)[0])
+                seat = e.game.to_act(e.state)[0]
+                moves = [c for c in legal if c["type"] in ("place", "move")]
+                store.submit(g["id"], seat, rng.choice(moves), e.seq)
+
+        # moves appended by this process reach the page only through a socket's catch-up:
+        play(3)
+        stop_daphne(server)
+        w.page.wait_for_function("() => window.gnStats.conn === 'reconnecting'", timeout=10_000)
+        play(3)  # while daphne is down
+        store.drop_cache()
+        restarted = start_daphne(tmp_path, "web-b", port=server.port)
+        head = in_thread(lambda: store.entry(g["id"], fresh=True).seq)
+        w.page.wait_for_function(
+            f"() => window.gnStats.conn === 'live' && window.gnStats.head === {head}",
+            timeout=15_000)
+        wait_index(w, head)
+        seqs = w.page.evaluate(
+            "() => [...document.querySelectorAll('#moves li')].map(li => +li.dataset.seq)")
+        assert seqs == list(range(1, head + 1)), seqs
+        stats = w.stats()
+        assert stats["gaps"] == 0 and stats["reconnects"] >= 1
+        st = get(restarted, f"/api/games/{g['id']}/state/")
+        check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
+        # every frame's events in order, none twice, across both connections
+        got = [r["seq"] for f in map(json.loads, w.frames) if f["type"] == "events"
+               for r in f["events"]]
+        assert got == list(range(1, len(got) + 1)), got
+        assert w.js_errors() == []
+        w.page.context.close()
+    finally:
+        stop_daphne(server)
+        if restarted is not None:
+            stop_daphne(restarted)
+
+
+def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> None:  # noqa: F811
+    import asyncio
+
+    import websockets
+
+    server = daphne_server
+    games = []
+    for kind, seats in (("teeko", 2), ("tiku", 2), ("tedoku", 2), ("teka", 4)):
+        games.append(post(server, "/api/games/", {
+            "kind": kind, "options": {"seats": seats},
+            "seats": [{"kind": "guest", "name": f"P{i}"} for i in range(seats)]}))
+    ids = [g["id"] for g in games]
+    w = open_page(browser, f"{server.http}/tv/", 1920, 1080)
+    w.page.wait_for_function(
+        f"() => window.gnTV && window.gnTV.tables === {len(ids)} && "
+        f"document.querySelectorAll('.tile:not([hidden]) svg.board').length === {len(ids)}")
+    shown = w.page.evaluate(
+        "() => [...document.querySelectorAll('.tile:not([hidden])')].map(t => +t.dataset.game)")
+    assert sorted(shown) == ids
+
+    async def move() -> int:  # White places c3 at the Teeko table, as its guest
+        async with websockets.connect(f"{server.ws}/ws/games/{ids[0]}/") as ws:
+            secret = games[0]["guest_secrets"]["0"]
+            await ws.send(json.dumps({"type": "hello", "seat": 0, "secret": secret}))
+            seq = 0
+            while True:
+                f = json.loads(await ws.recv())
+                if f["type"] == "events" and f.get("view"):
+                    seq = f["to"]
+                    break
+            await ws.send(json.dumps({"type": "command", "command": {"type": "place", "to": "c3"},
+                                      "expected_seq": seq, "ref": 1}))
+            while True:
+                f = json.loads(await ws.recv())
+                if f["type"] == "ok":
+                    return int(f["seq"])
+                assert f["type"] != "error", f
+
+    seq = in_thread(lambda: asyncio.run(move()))
+    w.page.wait_for_function(f"() => window.gnTV.seqs[{ids[0]}] === {seq}")
+    w.page.wait_for_function(
+        f"() => document.querySelector('.tile[data-game=\"{ids[0]}\"] [data-square=\"c3\"]')")
+    assert w.js_errors() == []
+    w.page.context.close()
+
+    # more tables than fit (a phone: two at a time): the pages rotate through all of them
+    phone = open_page(browser, f"{server.http}/tv/?rotate=1", 390, 844)
+    seen: set[int] = set()
+    deadline = time.time() + 10
+    while seen != set(ids) and time.time() < deadline:
+        seen |= set(phone.page.evaluate(
+            "() => [...document.querySelectorAll('.tile:not([hidden])')]"
+            ".map(t => +t.dataset.game)"))
+        time.sleep(0.2)
+    assert seen == set(ids)
+    assert phone.page.evaluate("() => window.gnTV.pages") == 2
+    assert phone.js_errors() == []
+    phone.page.context.close()
+
+
+def test_a_watched_game_that_ends_turns_into_its_replay(
+    daphne_server: Any, browser: Any  # noqa: F811
+) -> None:
+    import asyncio
+
+    import websockets
+
+    server = daphne_server
+    g = post(server, "/api/games/", {"kind": "teeko", "seats": [
+        {"kind": "guest", "name": "Ann"}, {"kind": "bot", "level": "random"}]})
+    w = open_page(browser, f"{server.http}/games/{g['id']}/")
+    w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
+
+    async def play_to_the_end() -> int:
+        rng = Random(11)
+        async with websockets.connect(f"{server.ws}/ws/games/{g['id']}/") as ws:
+            await ws.send(json.dumps({"type": "hello", "seat": 0,
+                                      "secret": g["guest_secrets"]["0"]}))
+            while True:
+                f = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                if f["type"] == "finished":
+                    return int(f["seq"])
+                if f["type"] == "events" and "view" in f and 0 in f["to_act"] and f["legal"]:
+                    moves = [c for c in f["legal"] if c["type"] in ("place", "move")]
+                    await ws.send(json.dumps({"type": "command", "command": rng.choice(moves),
+                                              "expected_seq": f["to"]}))
+
+    head = in_thread(lambda: asyncio.run(play_to_the_end()))
+    w.page.wait_for_function(
+        f"() => window.gnStats.conn === 'finished' && window.gnStats.index === {head} && "
+        f"document.querySelectorAll('#moves li').length === {head}", timeout=15_000)
+    assert w.page.text_content("#mode") == "Replay"
+    st = get(server, f"/api/games/{g['id']}/state/")
+    check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
+    assert w.page.text_content("#outcome")
+    w.page.keyboard.press("Home")
+    wait_index(w, 0)
+    assert w.js_errors() == []
+    w.page.context.close()

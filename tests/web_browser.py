@@ -1,0 +1,112 @@
+"""A real browser for the web pages' tests (server/web, docs/web.md): Debian's chromium driven
+by Playwright for Python, pointed at the installed browser (nothing is downloaded).
+
+``CHROMIUM`` (env ``GAMENIGHT_CHROMIUM``) is the browser; where it or Playwright is missing
+the tests that need it skip with the reason (``.ci/run`` installs chromium first)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import pytest
+
+T = TypeVar("T")
+CHROMIUM = os.environ.get("GAMENIGHT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def why_no_browser(chromium: str = CHROMIUM) -> str | None:
+    """Why the browser tests cannot run here (they skip saying it), or None."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install playwright)"
+    if not os.path.exists(chromium):
+        return f"no chromium at {chromium} (apt-get install chromium; .ci/run does it)"
+    return None
+
+
+def in_thread(fn: Callable[..., T], *args: Any) -> T:
+    """Database work of a test body, in a thread of its own: Playwright's sync API runs an
+    event loop in the test's thread, where Django refuses sync queries (and a connection
+    made there would outlive the test). The thread's connection is closed after."""
+
+    def run() -> T:
+        from django.db import connections
+
+        try:
+            return fn(*args)
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run).result()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Chromium for one test (closed before the test database is flushed: Playwright's
+    event loop must not be running then)."""
+    reason = why_no_browser()
+    if reason:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+class Watched:
+    """A page with everything it logged: console errors, page errors, socket frames."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.frames: list[str] = []
+        self.sockets = 0
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
+        page.on("websocket", self._socket)
+
+    def _console(self, msg: Any) -> None:
+        if msg.type == "error":
+            text = msg.text
+            # (a socket refused while daphne restarts is the browser's message, not the page's)
+            if "WebSocket connection to" in text or "ERR_CONNECTION_REFUSED" in text:
+                return
+            self.errors.append(f"console: {text}")
+
+    def _socket(self, ws: Any) -> None:
+        self.sockets += 1
+        ws.on("framereceived", lambda payload: self.frames.append(
+            payload if isinstance(payload, str) else payload.decode("utf-8", "replace")))
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self.page.evaluate(
+            "() => { const s = window.gnStats || {}; "
+            "return {index: s.index, head: s.head, conn: s.conn, following: s.following, "
+            "firstDraw: s.firstDraw, errors: s.errors || [], seq: s.seq, steps: s.steps, "
+            "gaps: s.watcher ? s.watcher.gaps : 0, "
+            "reconnects: s.watcher ? s.watcher.reconnects : 0}; }"
+        ))
+
+    def js_errors(self) -> list[str]:
+        return self.errors + list(self.stats().get("errors") or [])
+
+
+def open_page(browser: Any, url: str, width: int = 1280, height: int = 800) -> Watched:
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    watched = Watched(page)
+    page.goto(url)
+    return watched
