@@ -296,3 +296,43 @@ def test_screenshots(
         w.page.context.close()
     finally:
         stop_daphne(server)
+
+
+def test_screenshot_teeko_analysis(
+    server_runtime: Any, tmp_path: Any, browser: Any, transactional_db: Any  # noqa: F811
+) -> None:
+    """docs/screenshots/web-desktop-replay-teeko-analysis.png: a demo Teeko replay with its
+    analysis beside the moves, from the real solved tables (var/teeko; skips without them)."""
+    from core import teeko_table
+    from server.games.models import Game
+
+    if not any(teeko_table.table_path(s).exists() for s in ("axis", "tilted", "classic")):
+        pytest.skip("no solved Teeko table built (./gamenight solve teeko)")
+    server = start_daphne(tmp_path, "shots-analysis")
+    try:
+        in_thread(lambda: call_command("load_demo", stdout=io.StringIO()))
+        best: tuple[int, int, int] | None = None  # (plies lost, game, seq of the first)
+        for g in in_thread(lambda: list(Game.objects.filter(kind="teeko", status="finished"))):
+            try:
+                a = get_json(server, f"/api/games/{g.pk}/analysis/")
+            except urllib.error.HTTPError:
+                continue
+            log = get_json(server, f"/api/games/{g.pk}/state/?events=1")["events"]
+            seqs = [r["seq"] for r in log if r["event"]["type"] in ("placed", "moved")]
+            lost = [seqs[p["ply"] - 1] for p in a["plies"] if p["lost"]]
+            if lost and (best is None or len(lost) > best[0]):
+                best = (len(lost), g.pk, lost[-1])
+        if best is None:
+            pytest.skip("no demo Teeko game with an analysis that marks a lost ply")
+        _n, gid, seq = best
+        w = open_page(browser, f"{server.http}/games/{gid}/?seq={seq}", *SIZES["desktop"])
+        w.page.wait_for_function(
+            f"() => window.gnStats && window.gnStats.index === {seq} && "
+            "window.gnStats.analysis === 'shown'", timeout=20_000)
+        w.page.wait_for_timeout(300)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        w.page.screenshot(path=str(SHOTS / "web-desktop-replay-teeko-analysis.png"))
+        assert w.js_errors() == []
+        w.page.context.close()
+    finally:
+        stop_daphne(server)

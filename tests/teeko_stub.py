@@ -47,3 +47,26 @@ def install(monkeypatch: Any, tmp_path: Any, squares: str = "axis") -> StubTable
     stub = StubTable(squares)
     monkeypatch.setitem(teeko_table._OPEN, str(table_path(squares)), stub)
     return stub
+
+
+ANALYSED_PLIES = ["a1", "a5", "b1", "b5", "c1", "c5", "e3", "d5"]
+"""Plies of a short game: on the stand-in table, ply 6 loses a draw and ply 7 a win."""
+
+
+def finished_teeko_events(squares: str = "axis") -> list[dict[str, Any]]:
+    """The events of a finished Teeko game (Black wins with d5)."""
+    from random import Random
+
+    import core
+
+    game = core.GAMES["teeko"]
+    rng = Random(0)
+    events = game.start({"squares": squares}, rng)
+    state = game.initial()
+    for e in events:
+        state = game.evolve(state, e)
+    for to in ANALYSED_PLIES:
+        for e in game.decide(state, state.turn, {"type": "place", "to": to}, rng):
+            state = game.evolve(state, e)
+            events.append(e)
+    return events

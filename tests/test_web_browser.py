@@ -408,3 +408,95 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
     wait_index(w, 0)
     assert w.js_errors() == []
     w.page.context.close()
+
+
+def finished_teeko() -> tuple[int, list[dict[str, Any]]]:
+    """A finished Teeko game in the test database and its events."""
+    from teeko_stub import finished_teeko_events
+
+    from server.games import store
+
+    events = finished_teeko_events()
+    g = in_thread(lambda: store.import_game("teeko", None, None, events))
+    return g.pk, events
+
+
+def test_teeko_replay_shows_the_analysis_beside_the_moves(
+    transactional_db: Any, tmp_path: Any, monkeypatch: Any, browser: Any  # noqa: F811
+) -> None:
+    """The analysis as the endpoint gives it (core.teeko_analysis on the stand-in table of
+    tests/teeko_stub.py, served to the page by a route: the table lives in this process, not
+    in daphne's; daphne's table folder holds a file of that name, so the page asks)."""
+    from teeko_stub import install
+    from web_browser import Watched
+
+    from core.teeko_analysis import analyse
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    install(monkeypatch, tables)  # (also GAMENIGHT_TEEKO_TABLES, which daphne inherits)
+    (tables / "axis.tbl").write_bytes(b"")
+    game_id, events = finished_teeko()
+    analysis = {**analyse(events), "id": game_id}
+    assert [p["lost"] for p in analysis["plies"] if p["lost"]] == ["draw_to_loss", "win_to_loss"]
+    server = start_daphne(tmp_path, "web-analysis")
+    try:
+        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        w = Watched(page)
+        asked = []
+
+        def answer(route: Any) -> None:
+            asked.append(route.request.url)
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(analysis))
+
+        page.route("**/analysis/", answer)
+        page.goto(f"{server.http}/games/{game_id}/")
+        page.wait_for_function("() => window.gnStats && window.gnStats.analysis === 'shown'")
+        rows = page.evaluate(
+            "() => [...document.querySelectorAll('#moves li')].map(li => { "
+            "const v = li.querySelector('.av'); return v && [+li.dataset.seq, v.textContent, "
+            "v.className]; }).filter(Boolean)")
+        assert len(rows) == len(analysis["plies"]) == 8
+        for (_seq, text, cls), p in zip(rows, analysis["plies"], strict=True):
+            v = p["after"]
+            short = "=" if v["result"] == "draw" else (
+                f"W+{v['plies']}" if v["result"] == "win" else f"L-{v['plies']}")
+            assert text.endswith(short), (text, p)
+            if p["lost"]:  # a mark in words (not colour alone), and a class for the colour
+                assert text.startswith("??" if p["lost"] == "win_to_loss" else "?"), text
+                assert f"lost {p['lost']}" in cls
+            else:
+                assert "lost" not in cls and "?" not in text
+        summary = page.text_content("#analysis")
+        assert "75%" in summary and page.is_visible("#analysis"), summary
+        assert len(asked) == 1
+        # at the losing ply the caption says what was lost and the best ply
+        seq = rows[6][0]
+        page.click(f'#moves button[data-seq="{seq}"]')
+        wait_index(w, seq)
+        assert "turned a win into a loss" in page.text_content("#caption")
+        assert w.js_errors() == []
+        page.context.close()
+    finally:
+        stop_daphne(server)
+
+
+def test_teeko_replay_without_a_table_shows_no_analysis_and_no_error(
+    transactional_db: Any, tmp_path: Any, browser: Any  # noqa: F811
+) -> None:
+    game_id, _events = finished_teeko()
+    server = start_daphne(tmp_path, "web-no-table",
+                          {"GAMENIGHT_TEEKO_TABLES": str(tmp_path / "none")})
+    try:
+        assert get(server, f"/api/games/{game_id}/")["status"] == "finished"
+        w = open_page(browser, f"{server.http}/games/{game_id}/")
+        w.page.wait_for_function("() => window.gnStats && window.gnStats.analysis")
+        head = get(server, f"/api/games/{game_id}/state/")["head"]
+        wait_index(w, head)
+        assert w.page.evaluate("() => window.gnStats.analysis") == "unavailable"
+        assert w.page.text_content("#analysis") == "Analysis not available on this server."
+        assert w.page.evaluate("() => document.querySelectorAll('#moves .av').length") == 0
+        assert w.js_errors() == []
+        w.page.context.close()
+    finally:
+        stop_daphne(server)

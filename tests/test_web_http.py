@@ -191,3 +191,24 @@ def test_browser_tests_say_why_they_skip(tmp_path: Any) -> None:
 
     reason = why_no_browser(str(tmp_path / "no-chromium"))
     assert reason is not None and "no chromium at" in reason and "apt-get install" in reason
+
+
+def test_game_page_says_whether_a_teeko_analysis_can_be_asked(
+    client: Any, server_runtime: Any, tmp_path: Any, monkeypatch: Any
+) -> None:
+    """A finished Teeko game's page names its analysis and whether this server has the table
+    of its pattern set (the page asks only then); other games and live ones: none."""
+    from teeko_stub import finished_teeko_events, install
+
+    def config(game_id: int) -> Any:
+        html = client.get(f"/games/{game_id}/").content.decode()
+        return json.loads(html.split('id="gn-config" type="application/json">')[1].split("<")[0])
+
+    g = store.import_game("teeko", None, None, finished_teeko_events())
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path / "none"))
+    assert config(g.pk)["analysis"] == {"url": f"/api/games/{g.pk}/analysis/", "ready": False}
+    install(monkeypatch, tmp_path)
+    assert config(g.pk)["analysis"]["ready"] is True
+    live = create(client, "teeko", [{"kind": "guest", "name": "Ann"}, {"kind": "bot"}])
+    tiku = create(client, "tiku", [{"kind": "guest", "name": "Ann"}, {"kind": "bot"}])
+    assert config(live["id"])["analysis"] is None and config(tiku["id"])["analysis"] is None

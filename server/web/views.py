@@ -42,6 +42,23 @@ def _seq_param(raw: str | None) -> int | None:
     return int(raw)
 
 
+def _analysis(g: Game) -> dict[str, Any] | None:
+    """For a finished Teeko game: where its analysis is (``/api/games/<id>/analysis/``) and
+    whether this server has the solved table of its pattern set (else the page does not ask,
+    and says the analysis is not available here)."""
+    if g.kind != "teeko" or g.status != Game.FINISHED:
+        return None
+    from core import teeko_table
+
+    try:
+        squares = getattr(store.entry(g.pk).state, "squares", None)
+        path = teeko_table.table_path(squares) if squares else None
+        ready = path is not None and (str(path) in teeko_table._OPEN or path.exists())
+    except Exception:  # (an unreadable log or an unknown set: no analysis, never a 500)
+        ready = False
+    return {"url": f"/api/games/{g.pk}/analysis/", "ready": ready}
+
+
 def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
     """``/games/<id>/``: the board drawn in the browser; live over the game socket as a
     spectator, or the replay of a finished game (``?seq=N`` opens at event N)."""
@@ -64,6 +81,7 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
         "views": f"/api/games/{g.pk}/views/",
         "ws": f"/ws/games/{g.pk}/",
         "first": None,
+        "analysis": _analysis(g),
     }
     if g.status == Game.FINISHED:
         # The views the replay draws first, around the position it opens at: named here so

@@ -95,6 +95,78 @@ async function loadAll() {
   }
 }
 
+// ----------------------------------------------------------------------------- analysis (Teeko)
+
+// A finished Teeko game under perfect play (/api/games/<id>/analysis/, docs/protocol.md):
+// each ply's value after it beside the move, a mark where value was lost, accuracy per player.
+const LOST = {
+  win_to_draw: ["?", "let a win go: now a draw"],
+  draw_to_loss: ["?", "let a draw go: now a loss"],
+  win_to_loss: ["??", "turned a win into a loss"],
+};
+const an = { data: null, ply: 0, seq: 0, bySeq: [] };
+
+/** "W+13" (a win in 13 plies), "=" (a draw), "L-8" (a loss in 8). */
+function valueShort(v) {
+  if (v.result === "draw") return "=";
+  const n = v.plies ?? "";
+  return v.result === "win" ? `W+${n}` : `L-${n}`;
+}
+
+async function loadAnalysis() {
+  const a = config.analysis;
+  if (!a) return;
+  const note = $("analysis");
+  try {
+    if (!a.ready) throw new Error("no table");
+    const r = await fetch(a.url);
+    const body = r.ok ? await r.json() : null;
+    if (!body || !Array.isArray(body.plies) || !Array.isArray(body.summary)) throw new Error(`analysis: ${r.status}`);
+    an.data = body;
+  } catch {
+    // (409 no_table, or any other failure: a note, nothing else)
+    note.textContent = "Analysis not available on this server.";
+    note.hidden = false;
+    stats.analysis = "unavailable";
+    return;
+  }
+  const names = st.names;
+  note.innerHTML = "Perfect play: " + an.data.summary.map((s) => {
+    const lost = Object.values(s.lost || {}).reduce((x, y) => x + y, 0);
+    const pct = s.accuracy === null ? "–" : `${Math.round(s.accuracy * 100)}%`;
+    return `${esc(names[s.seat])} <b>${pct}</b> accuracy${lost ? ` (${lost} lost)` : ""}`;
+  }).join(" · ");
+  note.title = an.data.note || "";
+  note.hidden = false;
+  annotate();
+  stats.analysis = "shown";
+}
+
+function annotate() {
+  // the value after each ply beside its move (placed/moved events are the plies, in order)
+  if (!an.data) return;
+  const from = an.seq;
+  while (st.events[an.seq + 1] && items[an.seq + 1]) {
+    const rec = st.events[++an.seq];
+    if (rec.event.type !== "placed" && rec.event.type !== "moved") continue;
+    const p = an.data.plies[an.ply++];
+    if (!p) continue;
+    an.bySeq[rec.seq] = p;
+    const [mark, why] = LOST[p.lost] || ["", ""];
+    const title = `${p.before.text} before, ${p.after.text} after${why ? `: ${why}` : ""}${p.best ? `; best ${p.best.join(", ")}` : ""}`;
+    items[rec.seq].firstChild.insertAdjacentHTML("afterbegin",
+      `<span class="av${p.lost ? ` lost ${p.lost}` : ""}" title="${esc(title)}">${mark ? `${mark} ` : ""}${valueShort(p.after)}</span>`);
+  }
+  if (st.index !== null && st.index > from && st.index <= an.seq) show(st.index);  // (its caption)
+}
+
+function plyNote(p) {
+  if (!p) return "";
+  const [mark, why] = LOST[p.lost] || ["", ""];
+  if (!mark) return ` \u2014 ${p.after.text}`;
+  return ` \u2014 ${mark} ${why} (${p.after.text}${p.best ? `; best ${p.best.join(", ")}` : ""})`;
+}
+
 // ----------------------------------------------------------------------------- drawing
 
 function currentNames() {
@@ -117,7 +189,7 @@ function show(i) {
   const out = view.outcome || (i === st.head && !st.live ? game.outcome : null);
   $("outcome").textContent = out ? outcomeText(kind, out, names) : "";
   const rec = st.events[i];
-  $("caption").textContent = i === 0 ? "Before the start" : rec ? `${i}. ${describe(rec.event, names)}` : `${i}.`;
+  $("caption").textContent = i === 0 ? "Before the start" : rec ? `${i}. ${describe(rec.event, names)}${plyNote(an.bySeq[i])}` : `${i}.`;
   if (kind === "teka") {
     const key = `${(view.sheet || []).length}:${i === st.head}`;
     if (key !== st.sheetKey) { $("sheet").innerHTML = tekaSheet(view); st.sheetKey = key; }
@@ -176,6 +248,7 @@ function renderMoves() {
       items[parseInt(li.dataset.seq, 10)] = li;
     }
     st.listed = n;
+    annotate();
     if (st.index !== null) markMove(st.index);
   }
 }
@@ -363,6 +436,7 @@ function main() {
   fetchViews(first.from, first.to)
     .then(() => { show(start); return loadAll(); })
     .catch(reportError);
+  loadAnalysis().catch(reportError);
 }
 
 main();
