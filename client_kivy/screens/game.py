@@ -70,12 +70,12 @@ class EndBanner(FloatLayout):
     screen = ObjectProperty(None)
 
     def on_touch_down(self, touch: Any) -> bool:
-        super().on_touch_down(touch)
-        return True  # over the board: a tap here reaches nothing under it
-
-    def on_touch_up(self, touch: Any) -> bool:
-        super().on_touch_up(touch)
-        return True
+        """The card takes its taps; the rest of the screen (Menu, the panel's Replay and
+        Rematch, the final position) stays usable under the banner."""
+        if self.ids.card.collide_point(*touch.pos):
+            super().on_touch_down(touch)
+            return True
+        return False
 
 
 class GameScreen(Screen):

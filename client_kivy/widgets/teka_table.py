@@ -473,7 +473,28 @@ class TekaTable(BoardWidget):
         box.add_widget(line)
         sheet = GButton(text="Score sheet", bg=(1, 1, 1, 0.14), fg=IVORY)
         sheet.bind(on_release=lambda *_: ScoreSheet(m.view).open())
-        box.add_widget(sheet)
+        if m.view.get("trick") and (m.view.get("last_trick") or {}).get("cards"):
+            row = BoxLayout(size_hint_y=None, height=dp(54), spacing=dp(6))
+            peek = GButton(text="Last trick", bg=(1, 1, 1, 0.14), fg=IVORY)
+            peek.bind(on_release=lambda *_: self.show_last_trick())
+            row.add_widget(peek)
+            row.add_widget(sheet)
+            box.add_widget(row)
+        else:
+            box.add_widget(sheet)
+
+    peek: Any = None
+
+    def show_last_trick(self) -> None:
+        """A look at the trick before this one: its four cards, who played them, who won."""
+        last = self.model.view.get("last_trick") or {}
+        if not last.get("cards"):
+            return
+        if self.peek is not None:
+            self.peek.dismiss(animation=False)
+        self.peek = LastTrick(last, self.name)
+        self.peek.bind(on_dismiss=lambda *_: setattr(self, "peek", None))
+        self.peek.open(animation=False)
 
 
 class HandSummary(ModalView):
@@ -529,6 +550,62 @@ class HandSummary(ModalView):
         from kivy.core.window import Window
 
         self.width = min(Window.width - dp(24), dp(460))
+
+    def on_touch_down(self, touch: Any) -> bool:
+        self.dismiss(animation=False)
+        return True
+
+
+class TrickCards(Widget):
+    """Cards in a row, each with its player's name under it."""
+
+    def __init__(self, cards: list[tuple[str, str]], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.cards = cards
+        self.bind(pos=self._draw, size=self._draw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        n = max(1, len(self.cards))
+        lab = sp(13)
+        w = min(dp(80), (self.width - dp(8) * (n - 1)) / n)
+        h = min(w * 1.4, self.height - lab * 2.4)
+        w = h / 1.4
+        x = self.center_x - (n * w + (n - 1) * dp(8)) / 2
+        with self.canvas:
+            for card, who in self.cards:
+                draw_card(x, self.y + lab * 2.2, w, h, card)
+                draw_text(who, x + w / 2, self.y + lab * 1.1, lab, IVORY)
+                x += w + dp(8)
+
+
+class LastTrick(ModalView):
+    """The last trick's four cards and its winner (a peek during the next trick); a tap
+    anywhere or Close closes it."""
+
+    def __init__(self, last: dict[str, Any], name: Any, **kw: Any) -> None:
+        super().__init__(size_hint=(None, None), background_color=(0, 0, 0, 0.45), **kw)
+        body = BoxLayout(orientation="vertical", padding=dp(14), spacing=dp(8),
+                         size_hint_y=None)
+        body.bind(minimum_height=body.setter("height"))
+        with body.canvas.before:
+            Color(0.04, 0.16, 0.12, 0.97)
+            self._bg = RoundedRectangle(radius=[dp(16)])
+        body.bind(pos=lambda w, p: setattr(self._bg, "pos", p),
+                  size=lambda w, s: setattr(self._bg, "size", s))
+        winner = last.get("winner")
+        title = "Last trick" + (f": won by {name(int(winner))}" if winner is not None else "")
+        body.add_widget(WrapLabel(text=title, font_size=sp(18), bold=True, color=BRASS))
+        short = [(str(p["card"]), name(int(p["seat"])).split(" (")[0]) for p in last["cards"]]
+        body.add_widget(TrickCards(short, size_hint_y=None, height=dp(170)))
+        close = GButton(text="Close")
+        close.bind(on_release=lambda *_: self.dismiss(animation=False))
+        body.add_widget(close)
+        self.add_widget(body)
+        from kivy.core.window import Window
+
+        body.bind(height=lambda _w, h: setattr(self, "height", h))
+        self.width = min(Window.width - dp(24), dp(420))
 
     def on_touch_down(self, touch: Any) -> bool:
         self.dismiss(animation=False)
