@@ -605,6 +605,13 @@ class LastTrick(ModalView):
         from kivy.core.window import Window
 
         body.bind(height=lambda _w, h: setattr(self, "height", h))
+        Window.bind(size=self._fit)
+        self.bind(on_dismiss=lambda *_: Window.unbind(size=self._fit))
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        from kivy.core.window import Window
+
         self.width = min(Window.width - dp(24), dp(420))
 
     def on_touch_down(self, touch: Any) -> bool:
