@@ -241,7 +241,7 @@ class GameScreen(Screen):
         grid = self.ids.actions
         grid.clear_widgets()
         if held is not None:  # confirm-before-move: the held move waits for this
-            b = GButton(text=f"Confirm {command_text(held)}", font_name="DejaVuSans")
+            b = GButton(text=f"Confirm {command_text(held)}")
             b.bind(on_release=lambda *_: self.confirm_move())
             grid.add_widget(b)
             b = GButton(text="Cancel", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))

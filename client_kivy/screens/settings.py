@@ -15,6 +15,8 @@ CHOICES = {"pace": "bot_pace", "think": "bot_think", "sound": "sound", "motion":
            "colour_blind": "colour_blind", "text_scale": "text_scale",
            "confirm_moves": "confirm_moves"}
 """Each row of choice chips (its id in settings.kv) and the setting it sets."""
+SHOWN_DEFAULTS = {"bot_pace": 1.0, "bot_think": 8.0}
+"""What the chips show for a setting never chosen (the session's own defaults)."""
 
 
 class SettingsScreen(Screen):
@@ -22,7 +24,7 @@ class SettingsScreen(Screen):
         s = App.get_running_app().settings
         self.ids.name.text = str(s.get("name", "") or "")
         for row, key in CHOICES.items():
-            current = s.get(key)
+            current = s.get(key, SHOWN_DEFAULTS.get(key))
             for toggle in self.ids[row].children:
                 toggle.state = "down" if parse_choice(key, toggle.value) == current else "normal"
 
