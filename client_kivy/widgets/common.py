@@ -161,6 +161,9 @@ class MoveList(ModalView):
         for i in range(0, len(lines), self.CHUNK):
             box.add_widget(WrapLabel(text="\n".join(lines[i:i + self.CHUNK]), halign="left",
                                      font_name="DejaVuSans"))
+        from kivy.uix.widget import Widget
+
+        box.add_widget(Widget())  # takes the space left under a short list
         scroll = self.ids.get("scroll")
         if scroll is not None:
             scroll.scroll_y = 0 if self.current < 0 else max(
