@@ -177,8 +177,9 @@ class TikuBoard(BoardWidget):
         else:
             Color(*mark)
             Line(circle=(cx, cy, r * 0.45), width=dp(2))
-        if self.marks:  # which side, by shape: a triangle or a square (a ring = turned over)
-            draw_mark(cx, cy, r * 0.5, seat, mark, ring=False)
+        if self.marks:  # which side, by shape: a triangle or a square at the top, clear of
+            # the cross or ring (which say whether the piece is turned over)
+            draw_mark(cx, cy + r * 0.6, r * 0.5, seat, mark, ring=False)
 
     def on_touch_up(self, touch: Any) -> bool:
         if not self.collide_point(*touch.pos):
