@@ -562,7 +562,10 @@ class TrickCards(Widget):
     def __init__(self, cards: list[tuple[str, str]], **kw: Any) -> None:
         super().__init__(**kw)
         self.cards = cards
-        self.bind(pos=self._draw, size=self._draw)
+        from kivy.clock import Clock
+
+        redraw = Clock.create_trigger(self._draw, -1)  # once the layout has settled
+        self.bind(pos=redraw, size=redraw)
 
     def _draw(self, *_: Any) -> None:
         self.canvas.clear()
