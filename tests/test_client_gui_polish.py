@@ -74,6 +74,13 @@ def test_sounds_for_a_move_and_the_end_and_none_when_switched_off(app):  # noqa:
     testing.tap(buttons(app.root.get_screen("game").ids.actions)["Resign"])
     testing.tap(buttons(app.root.get_screen("game").ids.actions)["Sure? Tap again"])
     assert s.outcome is not None and played[-1] == "end"
+    # against the computer: its answer makes it your turn, a bell
+    s = start_local(app, "teeko", [person("Ann"), {"name": "Computer", "kind": "bot",
+                                                   "level": "easy"}], seed=2)
+    board = app.root.get_screen("game").board
+    testing.tap(board, *board.point("c3"))
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3, 20)
+    assert testing.wait_until(lambda: played[-1] == "turn", 5)
     choose(app, "sound", "Off")
     assert app.settings.get("sound") is False
     s = two(app)
