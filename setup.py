@@ -27,6 +27,13 @@ PURE_ONLY = {
     "core/ai/tournaments.py",
     # Terminal game run with `python -m core.cli`: -m cannot run a compiled module.
     "core/cli.py",
+    # Teeko solver: whole-array numpy code (numpy is an optional dependency, and mypyc gains
+    # nothing on it), run with `python -m core.teeko_solve`. Its table reader,
+    # core/teeko_table.py, is compiled.
+    "core/teeko_solve.py",
+    # Benchmark driver of the Teeko levels against the solved table (argparse, processes,
+    # printing; run through core.bench): the bots and the table reader it calls are compiled.
+    "core/teeko_bench.py",
 }
 
 

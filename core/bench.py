@@ -13,6 +13,9 @@
     python -m core.bench bots [--tiku N] [--teka N] [--tedoku N] [--only GAME]
         The Tiku, Teka and Tedoku bot tables of ``core.ai.tournaments``.
 
+    python -m core.bench solved [--positions N] [--levels easy,medium,hard,max] [--squares S]
+        The Teeko levels measured against the solved table (``core.teeko_bench``).
+
 ``--build-scratch`` compiles a copy of core/ with mypyc in a temporary directory and runs
 the benchmark from there (the work tree is never touched). Without it the compiled figures
 need an installed compiled core (``./gamenight bench`` builds it). Results: docs/benchmarks.md.
@@ -361,6 +364,10 @@ def main(argv: list[str] | None = None) -> int:
         from core.ai.tournaments import main as bots_main
 
         return bots_main(argv[1:])
+    if argv and argv[0] == "solved":  # the Teeko levels against the solved table
+        from core.teeko_bench import main as solved_main
+
+        return solved_main(argv[1:])
     args = parse(argv)
     if args.build_scratch:
         tmp = build_scratch()

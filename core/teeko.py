@@ -70,72 +70,81 @@ def parse_square(s: str) -> int:
     return (ord(t[1]) - ord("1")) * SIZE + (ord(t[0]) - ord("a"))
 
 
-def _bit(file: int, rank: int) -> int:
-    return 1 << (rank * SIZE + file)
+def _bit(file: int, rank: int, size: int = SIZE) -> int:
+    return 1 << (rank * size + file)
 
 
-def _neighbours() -> list[int]:
+def neighbour_masks(size: int = SIZE) -> list[int]:
+    """Per square of a ``size`` x ``size`` board (index ``rank * size + file``), the mask of
+    the squares a king step away. ``NEIGHBOURS`` is this for the 5x5 board."""
     out: list[int] = []
-    for i in range(CELLS):
-        f, r = i % SIZE, i // SIZE
+    for i in range(size * size):
+        f, r = i % size, i // size
         m = 0
         for df in (-1, 0, 1):
             for dr in (-1, 0, 1):
-                if (df != 0 or dr != 0) and 0 <= f + df < SIZE and 0 <= r + dr < SIZE:
-                    m |= _bit(f + df, r + dr)
+                if (df != 0 or dr != 0) and 0 <= f + df < size and 0 <= r + dr < size:
+                    m |= _bit(f + df, r + dr, size)
         out.append(m)
     return out
 
 
-NEIGHBOURS: Final[list[int]] = _neighbours()
+NEIGHBOURS: Final[list[int]] = neighbour_masks()
 """``NEIGHBOURS[i]``: mask of the squares a king step away from square ``i``."""
 
 
-def _lines() -> list[int]:
-    """The 28 lines of four: 10 horizontal, 10 vertical, 8 diagonal."""
+def _lines(size: int = SIZE, length: int = PIECES) -> list[int]:
+    """The lines of ``length`` on a ``size`` board: horizontal, vertical, then diagonal (28
+    lines of four on 5x5: 10 horizontal, 10 vertical, 8 diagonal)."""
     out: list[int] = []
     for df, dr in ((1, 0), (0, 1), (1, 1), (-1, 1)):
-        for r in range(SIZE):
-            for f in range(SIZE):
-                ef, er = f + 3 * df, r + 3 * dr
-                if 0 <= ef < SIZE and 0 <= er < SIZE:
+        for r in range(size):
+            for f in range(size):
+                ef, er = f + (length - 1) * df, r + (length - 1) * dr
+                if 0 <= ef < size and 0 <= er < size:
                     m = 0
-                    for k in range(4):
-                        m |= _bit(f + k * df, r + k * dr)
+                    for k in range(length):
+                        m |= _bit(f + k * df, r + k * dr, size)
                     out.append(m)
     return out
 
 
-def _squares(a: int, b: int) -> list[int]:
+def _squares(a: int, b: int, size: int = SIZE) -> list[int]:
     """Every square with side vector ``(a, b)``: corners p, p+(a,b), p+(a-b,a+b), p+(-b,a).
     ``(s, 0)`` is the axis-aligned square of side ``s``."""
     out: list[int] = []
-    for r in range(SIZE):
-        for f in range(SIZE):
+    for r in range(size):
+        for f in range(size):
             corners = [(f, r), (f + a, r + b), (f + a - b, r + b + a), (f - b, r + a)]
-            if all(0 <= cf < SIZE and 0 <= cr < SIZE for cf, cr in corners):
+            if all(0 <= cf < size and 0 <= cr < size for cf, cr in corners):
                 m = 0
                 for cf, cr in corners:
-                    m |= _bit(cf, cr)
+                    m |= _bit(cf, cr, size)
                 out.append(m)
     return out
 
 
-def _build_patterns(squares: str) -> list[int]:
-    out = _lines()
+def build_patterns(squares: str, size: int = SIZE, pieces: int = PIECES) -> list[int]:
+    """The winning patterns of pattern set ``squares`` on a ``size`` x ``size`` board with
+    ``pieces`` pieces a side: the lines of ``pieces``, and with four pieces the squares of the
+    set (``classic`` 2x2 only, ``axis`` upright squares of any side, ``tilted`` also tilted
+    ones). Smaller boards and piece counts are for the solver's tests."""
+    out = _lines(size, pieces)
+    if pieces != 4:
+        return out
     if squares == "classic":
-        return out + _squares(1, 0)
-    for s in range(1, SIZE):
-        out += _squares(s, 0)
+        return out + _squares(1, 0, size)
+    for s in range(1, size):
+        out += _squares(s, 0, size)
     if squares == "tilted":
-        for a in range(1, SIZE):
-            for b in range(1, SIZE - a + 1):
-                if a + b <= SIZE - 1:
-                    out += _squares(a, b)
+        for a in range(1, size):
+            for b in range(1, size - a + 1):
+                if a + b <= size - 1:
+                    out += _squares(a, b, size)
     return out
 
 
-_PATTERNS: Final[dict[str, list[int]]] = {name: _build_patterns(name) for name in PATTERN_SETS}
+_PATTERNS: Final[dict[str, list[int]]] = {name: build_patterns(name) for name in PATTERN_SETS}
 _PATTERN_LOOKUP: Final[dict[str, set[int]]] = {
     name: set(masks) for name, masks in _PATTERNS.items()
 }
@@ -693,7 +702,9 @@ __all__ = [
     "TeekoGame",
     "TeekoState",
     "board_ranks",
+    "build_patterns",
     "mask_squares",
+    "neighbour_masks",
     "parse_square",
     "pattern_masks",
     "position_key",

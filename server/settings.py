@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -180,12 +181,23 @@ GAMENIGHT = {
     # and the shard threads share it), the event loop's pool, Redis.
     "DB_POOL": DB_POOL,
     "DB_POOL_TIMEOUT": DB_POOL_TIMEOUT,
+    # Longest wait between a pool's attempts to reconnect after PostgreSQL went away (psycopg_pool
+    # doubles it without a ceiling: the pools came back up to a minute after the database).
+    "DB_RECONNECT_MAX_DELAY": float(os.environ.get("GAMENIGHT_DB_RECONNECT_MAX_DELAY", "2")),
     "REDIS_CONNECTIONS": REDIS_CONNECTIONS,
     # Seconds between checks of the watched games' log heads against what Redis told this
     # process (pub/sub keeps nothing for a subscriber that was disconnected); 0: never.
     "REDIS_RECONCILE": float(os.environ.get("GAMENIGHT_REDIS_RECONCILE", "5")),
     # "process" (default) or "thread": where bots think.
     "BOT_POOL": os.environ.get("GAMENIGHT_BOT_POOL", "process"),
+    # Build a missing solved Teeko table in the background on first use (the perfect level,
+    # game analysis; server/games/solved.py): about two minutes and 0.8 GiB per pattern set.
+    # Off under pytest.
+    "TEEKO_SOLVE_ON_DEMAND": os.environ.get(
+        "GAMENIGHT_TEEKO_SOLVE_ON_DEMAND",
+        "0" if "pytest" in sys.modules or "PYTEST_CURRENT_TEST" in os.environ else "1",
+    )
+    not in ("", "0"),
     "BOT_WORKERS": int(
         os.environ.get("GAMENIGHT_BOT_WORKERS", str(max(2, os.cpu_count() or 2)))
     ),

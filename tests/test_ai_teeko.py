@@ -265,7 +265,7 @@ def test_random_bot_plays_every_game(name: str) -> None:
 
 
 def test_registry() -> None:
-    assert LEVELS["teeko"] == ["random", "easy", "medium", "hard", "max"]
+    assert LEVELS["teeko"] == ["random", "easy", "medium", "hard", "max", "perfect"]
     for name in GAMES:
         assert LEVELS[name][0] == "random"
     with pytest.raises(ValueError):

@@ -233,8 +233,10 @@ class GameScreen(Screen):
         metas = [c for c in s.legal if c.get("type") in META_LABELS]
         finished = s.outcome is not None
         can_undo = bool(getattr(s, "can_undo", False))
+        can_hint = bool(getattr(s, "can_hint", False))
         held = self.board.pending() if self.board is not None else None
-        key = (tuple(c["type"] for c in metas), finished, s.kind, can_undo, repr(held))
+        key = (tuple(c["type"] for c in metas), finished, s.kind, can_undo, can_hint,
+               repr(held))
         if key == self._actions_key:
             return
         self._actions_key = key
@@ -250,6 +252,10 @@ class GameScreen(Screen):
         if can_undo:
             b = GButton(text="Take back", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
             b.bind(on_release=lambda *_: self.take_back())
+            grid.add_widget(b)
+        if can_hint:  # Teeko against the computer with the solved table on this device
+            b = GButton(text="Hint", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            b.bind(on_release=lambda *_: self.ask_hint())
             grid.add_widget(b)
         for c in metas:
             b = GButton(text=META_LABELS[c["type"]], bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
@@ -340,6 +346,11 @@ class GameScreen(Screen):
         undo = getattr(self.session, "undo", None)
         if undo is not None:
             undo()
+
+    def ask_hint(self) -> None:
+        hint = getattr(self.session, "hint", None)
+        if hint is not None:
+            hint()
 
     def confirm_handoff(self) -> None:
         if self.session is not None:

@@ -391,6 +391,28 @@ class LocalSession(Session):
         self._maybe_bot()
         return True
 
+    # -- hints (Teeko against the computer, with the solved table) ---------------------------
+    @property
+    def can_hint(self) -> bool:
+        """A hint can be asked: Teeko, one person against the computer on this device (never
+        a league or online game), that person to move, and the solved table built."""
+        if (self.game_name != "teeko" or not self.can_take_back_ever() or self.closed
+                or self.outcome is not None or self.viewer not in self.to_act):
+            return False
+        return solved_table(str(self.options.get("squares", "axis"))) is not None
+
+    def hint(self) -> bool:
+        """Put the value of the position and its best plies in :attr:`message`."""
+        if not self.can_hint:
+            return False
+        from core.teeko_analysis import hint
+
+        h = hint(self.state)
+        best = ", ".join(b["move"] for b in h["best"][:4])
+        self.message = f"Hint: {value_phrase(h['value'], 'you')} - best: {best}"
+        self.notify()
+        return True
+
     def hurry(self) -> None:
         """A tap on the table: the bot waiting to play (after a finished trick) goes on."""
         self._hurry.set()
@@ -520,6 +542,31 @@ class LocalSession(Session):
         self.thinking = False
 
 
+def solved_table(squares: str) -> Any:
+    """The solved Teeko table of ``squares`` (core.teeko_table) or None when it is not built
+    on this device or cannot be read."""
+    from core.teeko_analysis import NoTable, table_for
+
+    try:
+        return table_for(squares)
+    except NoTable:
+        return None
+
+
+def value_phrase(value: Obj, who: str) -> str:
+    """``"you can win in 5"``, ``"Ann loses in 4"``, ``"a draw"`` from a table value."""
+    result, plies = value.get("result"), value.get("plies")
+    if result == "win":
+        return f"{who} can win in {plies} plies" if plies != 1 else f"{who} can win now"
+    if result == "loss":
+        return f"{who} can be beaten in {plies} plies"
+    return "a draw with best play"
+
+
+LOST_TEXT = {"win_to_draw": "a win let slip to a draw", "win_to_loss": "a win thrown away",
+             "draw_to_loss": "a draw lost"}
+
+
 def _public(view: Any) -> Any:
     """A view without what only says who looks (``viewer``) and without empty fields."""
     if isinstance(view, dict):
@@ -546,6 +593,7 @@ class ReplayModel:
         # Start after the opening events (start, deal...) so the board shows something.
         self.index = min(len(self.events), 1)
         self.playing = False
+        self._analysis: dict[int, Obj] | None = None
 
     @property
     def length(self) -> int:
@@ -595,7 +643,40 @@ class ReplayModel:
             return ""
         ev = self.events[self.index - 1]
         names = [str(p.get("name") or f"Seat {i + 1}") for i, p in enumerate(self.players)]
-        return describe_event(ev, names)
+        text = describe_event(ev, names)
+        ply = self.analysis().get(self.index - 1)
+        if ply is not None:
+            text += " - " + ply_phrase(ply)
+        return text
+
+    def analysis(self) -> dict[int, Obj]:
+        """Teeko with its solved table on this device: the analysis of each ply
+        (core.teeko_analysis.analyse) by event index; else empty."""
+        if self._analysis is None:
+            self._analysis = {}
+            if self.game_name == "teeko":
+                from core.teeko_analysis import NoTable, analyse
+
+                try:
+                    plies = analyse(self.events)["plies"]
+                except (NoTable, ValueError):
+                    plies = []
+                at = [i for i, ev in enumerate(self.events) if ev.get("type") in ("placed",
+                                                                               "moved")]
+                self._analysis = dict(zip(at, plies, strict=False))
+        return self._analysis
+
+
+def ply_phrase(ply: Obj) -> str:
+    """How a ply did under perfect play: ``"kept: win in 11"``, ``"a win thrown away (win in 1
+    -> loss in 2; best d1)"``."""
+    before, after = ply["before"]["text"], ply["after"]["text"]
+    if ply.get("lost"):
+        best = ", ".join(ply.get("best", [])[:3])
+        return f"{LOST_TEXT.get(ply['lost'], ply['lost'])} ({before} -> {after}; best {best})"
+    if not ply.get("best_move"):
+        return f"slower: {before} -> {after}"
+    return f"best: {after}"
 
 
 def describe_event(ev: Obj, names: list[str] | None = None) -> str:

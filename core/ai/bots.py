@@ -1,8 +1,6 @@
-"""The bot interface of all four games, and the registry of bots by game and level.
-
-A bot is honest: it is given only ``view = game.view(state, seat)``. To search it asks
-``game.resample(view, seat, rng)`` for a complete state consistent with that view (exact for
-perfect-information games such as Teeko) and works on that through the game API.
+"""The registry of bots by game and level. The bot interface itself (:class:`Bot`,
+:class:`RandomBot`, :func:`answer_draw_offer`) lives in :mod:`core.ai.base`, which the bot
+modules import; it is re-exported here.
 
 Levels per game are in :data:`LEVELS`; every game has ``"random"`` (a uniformly random legal
 move, through the API only). A game adds its own levels with :func:`register`, or by adding
@@ -16,72 +14,24 @@ by playing a move).
 from __future__ import annotations
 
 from collections.abc import Callable
-from random import Random
 
 from core import GAMES
-from core.api import META_COMMANDS, Game, Obj
-
-
-class Bot:
-    """A player for one game. ``choose`` returns one legal command for ``seat``."""
-
-    def __init__(self, game: Game, level: str) -> None:
-        self.game = game
-        self.level = level
-
-    def choose(
-        self,
-        view: Obj,
-        seat: int,
-        rng: Random,
-        should_stop: Callable[[], bool] | None = None,
-        progress: Callable[[float], None] | None = None,
-    ) -> Obj:
-        """A legal command for ``seat`` given what it sees (``view``). ``should_stop`` is the
-        caller's clock: when it returns True the bot answers with its best move so far.
-        ``progress`` receives the share of the budget used (0..1) now and then."""
-        raise NotImplementedError
-
-
-def answer_draw_offer(legal: list[Obj], accept: bool) -> Obj | None:
-    """The answer to a pending draw offer if ``legal`` holds one, else None."""
-    wanted = "accept_draw" if accept else "decline_draw"
-    for c in legal:
-        if c["type"] == wanted:
-            return c
-    return None
-
-
-class RandomBot(Bot):
-    """A uniformly random legal move (meta commands excepted); works for every game."""
-
-    def choose(
-        self,
-        view: Obj,
-        seat: int,
-        rng: Random,
-        should_stop: Callable[[], bool] | None = None,
-        progress: Callable[[float], None] | None = None,
-    ) -> Obj:
-        state = self.game.resample(view, seat, rng)
-        legal = self.game.legal_commands(state, seat)
-        moves = [c for c in legal if c["type"] not in META_COMMANDS]
-        if progress is not None:
-            progress(1.0)
-        if moves:
-            return rng.choice(moves)
-        decline = answer_draw_offer(legal, False)
-        if decline is not None:
-            return decline
-        raise ValueError(f"seat {seat} has no move to make")
-
+from core.ai.base import Bot, RandomBot, answer_draw_offer
 
 BotFactory = Callable[[str], Bot]
 """Makes the bot of one level (never ``"random"``, which :func:`make_bot` handles)."""
 
 
+# The bot modules are imported when a level is first made: the registry (LEVELS) is read by
+# the server and the app without loading every search.
+
+
 def _teeko_bot(level: str) -> Bot:
-    from core.ai.teeko_mcts import TeekoBot  # imported late: it imports this module
+    if level == "perfect":  # the solved table (core.teeko_table); falls back to "max"
+        from core.ai.teeko_perfect import PerfectBot
+
+        return PerfectBot(level)
+    from core.ai.teeko_mcts import TeekoBot
 
     return TeekoBot(level)
 
@@ -106,7 +56,7 @@ def _teka_bot(level: str) -> Bot:
 
 LEVELS: dict[str, list[str]] = {name: ["random"] for name in GAMES}
 """The levels of each game, weakest first."""
-LEVELS["teeko"] = ["random", "easy", "medium", "hard", "max"]
+LEVELS["teeko"] = ["random", "easy", "medium", "hard", "max", "perfect"]
 
 LEVELS["tiku"] = ["random", "easy", "medium", "hard"]
 LEVELS["tedoku"] = ["random", "easy", "medium", "hard"]
@@ -137,3 +87,15 @@ def make_bot(game_name: str, level: str) -> Bot:
     if level == "random":
         return RandomBot(GAMES[game_name], level)
     return FACTORIES[game_name](level)
+
+
+__all__ = [
+    "FACTORIES",
+    "LEVELS",
+    "Bot",
+    "BotFactory",
+    "RandomBot",
+    "answer_draw_offer",
+    "make_bot",
+    "register",
+]

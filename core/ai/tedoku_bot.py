@@ -31,7 +31,7 @@ from collections.abc import Callable
 from random import Random
 from typing import Final
 
-from core.ai.bots import Bot
+from core.ai.base import Bot
 from core.api import Obj
 from core.tedoku import (
     BONUS_SHAPES,

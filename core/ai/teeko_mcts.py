@@ -25,7 +25,7 @@ from collections.abc import Callable
 from random import Random
 from typing import Final
 
-from core.ai.bots import Bot, answer_draw_offer
+from core.ai.base import Bot, answer_draw_offer
 from core.api import Obj
 from core.teeko import GAME, NEIGHBOURS, TeekoState, pattern_masks, position_key, square_name
 

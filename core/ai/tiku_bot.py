@@ -21,7 +21,7 @@ from collections.abc import Callable
 from random import Random
 from typing import Final
 
-from core.ai.bots import Bot
+from core.ai.base import Bot
 from core.api import Obj
 from core.tiku import CELLS, DISCS, GAME, NAMES, TikuState, move_list, play_move
 

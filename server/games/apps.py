@@ -10,8 +10,9 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from . import grants, runtime
+        from . import dbpool, grants, runtime
 
+        dbpool.cap_reconnect_backoff()
         runtime.install()
         post_migrate.connect(grants.on_post_migrate, sender=self,
                              dispatch_uid="games.grant_app_role")

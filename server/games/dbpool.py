@@ -89,6 +89,34 @@ def probe(max_age: float = 1.0) -> str | None:
         return _probe_error
 
 
+RECONNECT_MAX_DELAY = 2.0
+"""Longest wait between two attempts of a pool to open a connection (seconds)."""
+
+
+def cap_reconnect_backoff(max_delay: float | None = None) -> None:
+    """Cap psycopg_pool's reconnection backoff at ``GAMENIGHT_DB_RECONNECT_MAX_DELAY``
+    (:data:`RECONNECT_MAX_DELAY`) for both pools of this process.
+
+    psycopg_pool retries a failed connection attempt after 1, 2, 4, 8 ... seconds with no
+    ceiling (until ``reconnect_timeout``, 5 minutes): after an outage of a minute the pool
+    would stay empty for up to another minute once PostgreSQL is back, refusing every request
+    with "no free database connection". It has no setting for that, so its attempt class
+    gets a capped ``update_delay`` (idempotent)."""
+    from psycopg_pool.base import AttemptWithBackoff
+
+    cap = float(knob("DB_RECONNECT_MAX_DELAY", RECONNECT_MAX_DELAY)
+                if max_delay is None else max_delay)
+    original = getattr(AttemptWithBackoff.update_delay, "__wrapped__",
+                       AttemptWithBackoff.update_delay)
+
+    def update_delay(self: AttemptWithBackoff, now: float) -> None:
+        original(self, now)
+        self.delay = min(self.delay, cap)
+
+    update_delay.__wrapped__ = original  # type: ignore[attr-defined]
+    AttemptWithBackoff.update_delay = update_delay  # type: ignore[method-assign]
+
+
 def conninfo() -> str:
     """The libpq connection string of Django's default database."""
     from django.db import connections

@@ -30,6 +30,8 @@ urlpatterns = [
     path("api/games/<id:game_id>/state/", views.state),
     path("api/games/<id:game_id>/log/", views.export_log),
     path("api/games/<id:game_id>/verify/", views.verify),
+    path("api/games/<id:game_id>/analysis/", views.analysis),
+    path("api/games/<id:game_id>/hint/", views.hint),
     path("api/codes/<str:code>/", views.game_by_code),
     path("api/join/", views.join_by_code),
     path("api/leagues/", views.league_list),

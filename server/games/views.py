@@ -290,6 +290,12 @@ def create(request: HttpRequest) -> Any:
                 raise
             joined = {"seat": seat, "secret": secret}
         out = game_json(get_game(game.pk))
+    if game.kind == "teeko" and any(s["bot_level"] == "perfect" for s in out["seats"]):
+        from .solved import ensure_table
+
+        missing = ensure_table(game.options.get("squares", "axis"))
+        if missing is not None:  # the bot plays like "max" until the table is there
+            out["notice"] = f"the perfect level plays like max for now: {missing}"
     out["guest_secrets"] = guest_secrets
     if joined is not None:
         out["joined"] = joined
@@ -409,6 +415,63 @@ def verify(request: HttpRequest, game_id: int) -> Any:
         # A live game's head hash would let anyone test guesses of a hidden event (who kept
         # at a Teka throw-in: 4 guesses; a Tedoku drawing: a few hundred): given at the end.
         out["head"] = None
+    return out
+
+
+@api(("GET",))
+def analysis(request: HttpRequest, game_id: int) -> Any:
+    """A finished Teeko game ply by ply under perfect play (core.teeko_analysis.analyse)."""
+    g = get_game(game_id)
+    if g.kind != "teeko":
+        raise ApiError(400, "bad_request", f"analysis is for Teeko games, not {g.kind}")
+    if g.status != Game.FINISHED:
+        # Teeko hides nothing, but the analysis of a running game is a hint for its players.
+        raise ApiError(409, "not_finished", "a game is analysed once it is finished")
+    from core.teeko_analysis import NoTable, analyse
+
+    from .solved import ensure_table
+
+    e = store.entry(game_id, fresh=True)
+    try:
+        out = analyse([ev for _, _, ev in e.log])
+    except NoTable as exc:
+        # A missing table is built in the background when the server is set to (solved.py).
+        raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
+    out["id"] = g.pk
+    return out
+
+
+@api(("GET",))
+def hint(request: HttpRequest, game_id: int) -> Any:
+    """The value of the position and the best plies for the player to move in a casual Teeko
+    game against the computer (core.teeko_analysis.hint); never in a league game."""
+    g = get_game(game_id)
+    if g.kind != "teeko":
+        raise ApiError(400, "bad_request", f"hints are for Teeko games, not {g.kind}")
+    if g.status != Game.LIVE:
+        raise ApiError(409, "not_running", "hints are given while the game runs")
+    if g.league_id is not None:
+        raise ApiError(403, "forbidden", "no hints in league games")
+    if request.GET.get("seat") is None:
+        raise ApiError(403, "forbidden", "hints are for a player of the game: give seat")
+    seat = viewer_of(request, g)  # 403 unless the request holds that seat
+    others = [s for s in g.seat_set.all() if s.number != seat]
+    if not others or any(s.kind != "bot" for s in others):
+        raise ApiError(403, "forbidden", "hints only in games against the computer")
+    from core.teeko_analysis import NoTable
+    from core.teeko_analysis import hint as table_hint
+
+    from .solved import ensure_table
+
+    e = store.entry(game_id, fresh=True)
+    if core.GAMES["teeko"].to_act(e.state) != [seat]:
+        raise ApiError(409, "not_your_turn", "a hint is for the player to move")
+    try:
+        out = table_hint(e.state)
+    except NoTable as exc:
+        raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
+    out["id"] = g.pk
+    out["seq"] = e.seq
     return out
 
 

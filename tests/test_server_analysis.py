@@ -1,0 +1,154 @@
+"""``GET /api/games/<id>/analysis/``: a finished Teeko game ply by ply (core.teeko_analysis),
+409 with a reason when it is not finished or no table is built, never a 500."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from random import Random
+
+import pytest
+from teeko_stub import install
+
+import core
+from server.games import store
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PLIES = ["a1", "a5", "b1", "b5", "c1", "c5", "e3", "d5"]  # Black wins with d5
+
+
+def teeko_log(squares: str = "axis") -> list[dict[str, object]]:
+    game = core.GAMES["teeko"]
+    rng = Random(0)
+    events = game.start({"squares": squares}, rng)
+    state = game.initial()
+    for e in events:
+        state = game.evolve(state, e)
+    for to in PLIES:
+        for e in game.decide(state, state.turn, {"type": "place", "to": to}, rng):
+            state = game.evolve(state, e)
+            events.append(e)
+    return events
+
+
+def test_analysis_of_a_finished_game(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install(monkeypatch, tmp_path)
+    g = store.import_game("teeko", None, None, teeko_log())
+    r = client.get(f"/api/games/{g.pk}/analysis/")
+    assert r.status_code == 200, r.content
+    a = r.json()
+    assert a["id"] == g.pk and a["squares"] == "axis" and len(a["plies"]) == len(PLIES)
+    assert [(p["ply"], p["lost"]) for p in a["plies"] if p["lost"]] == [
+        (6, "draw_to_loss"),
+        (7, "win_to_loss"),
+    ]
+    assert [s["accuracy"] for s in a["summary"]] == [0.75, 0.75]
+    assert client.post(f"/api/games/{g.pk}/analysis/").status_code == 405
+
+
+def test_analysis_errors_are_json_with_a_reason(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))  # no table there
+    g = store.import_game("teeko", None, None, teeko_log("classic"))
+    r = client.get(f"/api/games/{g.pk}/analysis/")
+    assert r.status_code == 409
+    err = r.json()["error"]
+    assert err["code"] == "no_table" and "not built" in err["reason"]
+    assert "solve teeko --squares classic" in err["reason"]
+    live = store.create_game("teeko", {}, [{"kind": "open"}, {"kind": "open"}])
+    r = client.get(f"/api/games/{live.pk}/analysis/")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "not_finished"
+    tiku = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "open"}])
+    r = client.get(f"/api/games/{tiku.pk}/analysis/")
+    assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
+    r = client.get("/api/games/999999/analysis/")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+
+
+def test_a_missing_table_is_built_in_the_background_once(
+    server_runtime, settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from server.games import solved
+
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
+    assert "not built" in (solved.ensure_table("tilted") or "")  # off under pytest
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "TEEKO_SOLVE_ON_DEMAND": True}
+    commands: list[list[str]] = []
+    real_popen = subprocess.Popen
+
+    def fake_popen(cmd: list[str], **kw: object) -> subprocess.Popen[bytes]:
+        commands.append(cmd)  # the real build takes minutes: a short stand-in
+        return real_popen([sys.executable, "-c", "import time; time.sleep(1)"], **kw)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(solved.subprocess, "Popen", fake_popen)
+    first = solved.ensure_table("tilted")
+    assert first is not None and "building it now" in first
+    assert (tmp_path / "tilted.building").exists()
+    assert "being built" in (solved.ensure_table("tilted") or "")
+    assert len(commands) == 1 and commands[0][1:6] == [
+        "-m", "core.teeko_solve", "build", "--squares", "tilted"
+    ]
+    deadline = time.monotonic() + 20
+    while (tmp_path / "tilted.building").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not (tmp_path / "tilted.building").exists()  # the lock goes with the build
+
+
+def test_creating_a_game_with_the_perfect_level_says_when_its_table_is_missing(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
+    spec = {"kind": "teeko", "options": {"squares": "classic"},
+            "seats": [{"kind": "open"}, {"kind": "bot", "level": "perfect"}]}
+    r = client.post("/api/games/", data=json.dumps(spec), content_type="application/json")
+    assert r.status_code == 201, r.content
+    g = r.json()
+    assert g["seats"][1]["bot_level"] == "perfect"
+    assert "plays like max" in g["notice"] and "'classic' is not built" in g["notice"]
+    install(monkeypatch, tmp_path, "classic")  # with a table: no notice
+    r = client.post("/api/games/", data=json.dumps(spec), content_type="application/json")
+    assert r.status_code == 201 and "notice" not in r.json()
+
+
+def test_hints_for_the_player_to_move_against_the_computer_only(
+    client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.games.models import League
+
+    install(monkeypatch, tmp_path)
+    g = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                        {"kind": "bot", "level": "random"}])
+    secret = g.guest_secrets[0]
+    url = f"/api/games/{g.pk}/hint/?seat=0"
+    r = client.get(url, headers={"X-Seat-Secret": secret})
+    assert r.status_code == 200, r.content
+    h = r.json()
+    assert h["seat"] == 0 and h["value"]["result"] == "draw" and len(h["moves"]) == 25
+    assert h["best"][0]["command"]["type"] == "place"
+    assert client.get(url).status_code == 403  # no credentials
+    assert client.get(url, headers={"X-Seat-Secret": "wrong"}).status_code == 403
+    r = client.get(f"/api/games/{g.pk}/hint/", headers={"X-Seat-Secret": secret})
+    assert r.status_code == 403  # no seat given: a spectator gets no hints
+    people = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                             {"kind": "guest", "name": "Bob"}])
+    r = client.get(f"/api/games/{people.pk}/hint/?seat=0",
+                   headers={"X-Seat-Secret": people.guest_secrets[0]})
+    assert r.status_code == 403 and "against the computer" in r.json()["error"]["reason"]
+    league = League.objects.create(name="Friday", kind="teeko")
+    ranked = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+                                             {"kind": "bot", "level": "random"}],
+                               league=league.pk)
+    r = client.get(f"/api/games/{ranked.pk}/hint/?seat=0",
+                   headers={"X-Seat-Secret": ranked.guest_secrets[0]})
+    assert r.status_code == 403 and "league" in r.json()["error"]["reason"]
+    finished = store.import_game("teeko", None, None, teeko_log())
+    assert client.get(f"/api/games/{finished.pk}/hint/?seat=0").status_code == 409
