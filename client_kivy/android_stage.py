@@ -4,8 +4,9 @@
     cd deploy && buildozer android debug
 
 buildozer wants one folder with ``main.py`` at its top: this copies ``client_kivy/`` and the
-pure-Python sources of ``core/`` (never compiled modules) and writes a ``main.py`` that sets
-``GAMENIGHT_PURE=1`` and starts the app.
+pure-Python sources of ``core/`` (never compiled modules), the rules pages
+(``docs/rules/*.md`` into ``client_kivy/rules/``, where the in-app rules screen finds them)
+and writes a ``main.py`` that sets ``GAMENIGHT_PURE=1`` and starts the app.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ def stage(dest: str) -> str:
     os.makedirs(dest)
     for pkg in ("client_kivy", "core"):
         shutil.copytree(os.path.join(ROOT, pkg), os.path.join(dest, pkg), ignore=SKIP)
+    shutil.copytree(os.path.join(ROOT, "docs", "rules"), os.path.join(dest, "client_kivy", "rules"))
     with open(os.path.join(dest, "main.py"), "w", encoding="utf-8") as f:
         f.write('import os\nos.environ.setdefault("GAMENIGHT_PURE", "1")\n'
                 "from client_kivy.app import main\nmain()\n")

@@ -22,7 +22,7 @@ from client_kivy.vm.store import LocalStore
 HERE = os.path.dirname(os.path.abspath(__file__))
 KV_FILES = ["theme.kv", "screens/home.kv", "screens/setup.kv", "screens/game.kv",
             "screens/replay.kv", "screens/saved.kv", "screens/connect.kv", "screens/lobby.kv",
-            "screens/settings.kv"]
+            "screens/settings.kv", "screens/rules.kv"]
 _loaded = False
 
 
@@ -32,7 +32,7 @@ def load_kv() -> None:
         return
     _loaded = True
     # Widget classes must be registered before their rules are applied.
-    from client_kivy.screens import game, home, replay, saved, settings, setup  # noqa: F401
+    from client_kivy.screens import game, home, replay, rules, saved, settings, setup  # noqa: F401
     from client_kivy.widgets import common  # noqa: F401
 
     try:
@@ -66,28 +66,38 @@ class GamenightApp(App):
 
     def build(self) -> ScreenManager:
         load_kv()
-        from client_kivy.screens.home import HomeScreen
-        from client_kivy.screens.replay import ReplayScreen
-        from client_kivy.screens.saved import SavedScreen
-        from client_kivy.screens.setup import SetupScreen
-
         self.settings = Settings(self.data_dir)
         self.store = LocalStore(self.data_dir)
+        from client_kivy.sound import Sounds
         from client_kivy.vm.lobby import Lobby
 
         self.lobby = Lobby(self.settings, post=kiv_post)
+        self.sounds = Sounds(lambda: self.settings.flag("sound"))
         from kivy.core.window import Window
+        from kivy.metrics import Metrics
 
+        self._base_fontscale = float(Metrics.fontscale)  # the device's own text size
+        Metrics.fontscale = self._base_fontscale * self.settings.text_scale()
         Window.bind(on_keyboard=self._on_keyboard)
         sm = ScreenManager(transition=FadeTransition(duration=0.12))
+        self._add_screens(sm)
+        return sm
+
+    def _add_screens(self, sm: ScreenManager) -> None:
+        from client_kivy.screens.home import HomeScreen
+        from client_kivy.screens.replay import ReplayScreen
+        from client_kivy.screens.rules import RulesScreen
+        from client_kivy.screens.saved import SavedScreen
+        from client_kivy.screens.settings import SettingsScreen
+        from client_kivy.screens.setup import SetupScreen
+
         sm.add_widget(HomeScreen(name="home"))
         sm.add_widget(SetupScreen(name="setup"))
         # The game screen is made per game (open_session) and destroyed when it is left
         sm.add_widget(ReplayScreen(name="replay"))
         sm.add_widget(SavedScreen(name="saved"))
-        from client_kivy.screens.settings import SettingsScreen
-
         sm.add_widget(SettingsScreen(name="settings"))
+        sm.add_widget(RulesScreen(name="rules"))
         try:
             from client_kivy.screens.connect import ConnectScreen
             from client_kivy.screens.lobby import LobbyScreen
@@ -96,7 +106,29 @@ class GamenightApp(App):
             sm.add_widget(LobbyScreen(name="lobby"))
         except ImportError:
             pass
-        return sm
+
+    def apply_text_scale(self) -> None:
+        """The Larger text setting, at once: the device's text size times the setting, and
+        every screen made anew with it (sizes in sp are taken when a widget is made). A game
+        screen, if one is open, keeps its size until the next game."""
+        from kivy.metrics import Metrics
+
+        scale = self._base_fontscale * self.settings.text_scale()
+        if abs(float(Metrics.fontscale) - scale) < 1e-6:
+            return
+        Metrics.fontscale = scale
+        sm = self.root
+        current = sm.current
+        for name in list(sm.screen_names):
+            if name != "game":
+                sm.remove_widget(sm.get_screen(name))
+        self._add_screens(sm)
+        if sm.has_screen(current):
+            sm.current = current
+
+    def open_rules(self, game: str, back_to: str) -> None:
+        self.root.get_screen("rules").show_game(game, back_to)
+        self.show("rules")
 
     def show(self, name: str) -> None:
         if name == "connect" and self.lobby.connected:
@@ -272,6 +304,8 @@ class GamenightApp(App):
             self.root.get_screen("setup").back()
         elif current == "replay":
             self.root.get_screen("replay").leave()
+        elif current == "rules":
+            self.root.get_screen("rules").back()
         else:
             self.show("home")
 

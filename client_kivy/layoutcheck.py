@@ -77,7 +77,10 @@ def label_problem(label: Any) -> str:
     text = label.text or ""
     if not text.strip():
         return ""
-    plain = _MARKUP.sub("", text) if label.markup else text
+    plain = text
+    if label.markup:  # tags go, escaped brackets and ampersands are drawn as themselves
+        plain = _MARKUP.sub("", text).replace("&bl;", "[").replace("&br;", "]") \
+            .replace("&amp;", "&")
     want = "".join(plain.split())
     got = "".join(rendered_text(label).split())
     if got != want:

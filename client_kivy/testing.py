@@ -17,6 +17,7 @@ from typing import Any
 def headless(width: int = 1280, height: int = 800) -> None:
     os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
     os.environ.setdefault("KIVY_NO_ARGS", "1")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")  # sounds load and play, silently
     os.environ.setdefault("KIVY_NO_FILELOG", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")  # leave the root logger to pytest

@@ -140,6 +140,9 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
     app.show("settings")
     settle()
     yield "settings"
+    app.open_rules("teka", "setup")
+    settle()
+    yield "rules"
     if not games:
         return
     you = human("Ann")
@@ -154,6 +157,20 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
         board.model.tap(moves[0]["from"])
         board._redraw()
     yield "teeko-play"
+    # confirm-before-move: the move held, Confirm and Cancel in the panel
+    board.model.selected = None
+    if moves:
+        board.gate.enabled = True
+        board.send(moves[0])
+        settle()
+        yield "teeko-confirm"
+        board.cancel_pending()
+        board.gate.enabled = False
+        settle()
+    game_screen().show_moves()
+    settle()
+    yield "teeko-moves"
+    close_modals()
     app.back()  # Back mid-game: "Leave this game?"
     settle()
     yield "teeko-leave"
@@ -172,6 +189,10 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
         board.model.tap(moves[-1]["from"])
         board._redraw()
     yield "tiku-play"
+    board.marks = True  # the colour-blind palette: shapes on pieces and discs
+    settle()
+    yield "tiku-colourblind"
+    board.marks = False
     play_random(s, Random(3), lambda s: False)
     settle()
     yield "tiku-end"
@@ -213,6 +234,15 @@ def tour(app: Any, games: bool = True) -> Iterator[str]:
         board.changed()
     settle()
     yield "teka-play"
+    play_random(s, Random(8), lambda s: bool(s.view.get("trick"))
+                and bool((s.view.get("last_trick") or {}).get("cards")) and s.handoff is None)
+    if s.handoff is not None:
+        s.confirm_handoff()
+    settle()
+    board.show_last_trick()
+    settle()
+    yield "teka-last-trick"
+    close_modals()
     play_random(s, Random(9), lambda s: s.view.get("sheet") and s.view.get("phase") != "play"
                 and s.view.get("phase") != "bidding")
     settle()

@@ -98,7 +98,8 @@ def test_without_zeroconf_the_app_says_so_and_the_address_stays(monkeypatch):
     assert not d.running and d.servers == []
 
 
-@pytest.mark.parametrize("name", ["client_kivy/discovery.py", "main.py"])
+@pytest.mark.parametrize("name", ["client_kivy/discovery.py", "main.py",
+                                  "client_kivy/sounds/move.wav", "client_kivy/rules/teka.md"])
 def test_the_staged_tree_has_the_app(tmp_path, name):
     from client_kivy.android_stage import stage
 

@@ -16,8 +16,9 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.screenmanager import Screen
 
-from client_kivy.vm import clocks
-from client_kivy.vm.session import Session
+from client_kivy.vm import clocks, feedback
+from client_kivy.vm.confirm import command_text
+from client_kivy.vm.session import Session, move_list
 from client_kivy.widgets.common import GButton
 from client_kivy.widgets.seat_clock import SeatClocks
 
@@ -60,6 +61,23 @@ def board_for(game: str) -> Any:
     return boards.make_board(game)
 
 
+class EndBanner(FloatLayout):
+    """The game is over: the result, Rematch (online: New table), Replay, and a way to look
+    at the final position. Part of the game screen: it goes with it."""
+
+    result = StringProperty("")
+    again = StringProperty("Rematch")
+    screen = ObjectProperty(None)
+
+    def on_touch_down(self, touch: Any) -> bool:
+        """The card takes its taps; the rest of the screen (Menu, the panel's Replay and
+        Rematch, the final position) stays usable under the banner."""
+        if self.ids.card.collide_point(*touch.pos):
+            super().on_touch_down(touch)
+            return True
+        return False
+
+
 class GameScreen(Screen):
     title = StringProperty("")
     status = StringProperty("")
@@ -82,6 +100,10 @@ class GameScreen(Screen):
         self.chips: list[PlayerChip] = []
         self._actions_key: Any = None
         self.clocks: SeatClocks | None = None
+        self.banner: EndBanner | None = None
+        self._banner_shown = False
+        self._snap: feedback.Snapshot | None = None
+        self.moves_view: Any = None  # the move list, when open
 
     def _arrange(self, *_: Any) -> None:
         """Upright (a phone): the panel under the board starts with whose turn it is and
@@ -109,6 +131,7 @@ class GameScreen(Screen):
         self.board = board_for(session.game_name)
         self.board.session = session
         box.add_widget(self.board)
+        self._drop_banner()
         self.ids.players.clear_widgets()
         self.chips = []
         for seat in range(len(session.players) or 2):
@@ -118,6 +141,8 @@ class GameScreen(Screen):
             self.chips.append(chip)
             self.ids.players.add_widget(chip)
         self._actions_key = None
+        self._snap = None
+        self._banner_shown = session.outcome is not None  # opened finished: no banner
         self._set_clocks(session)
         self._sync()
 
@@ -128,10 +153,16 @@ class GameScreen(Screen):
         self._set_clocks(None)
         if self.session is not None:
             self.session.unsubscribe(self._trigger)
+        for attr in ("summary", "peek"):  # a Teka hand summary or last trick open
+            modal = getattr(self.board, attr, None) if self.board is not None else None
+            if modal is not None:
+                modal.dismiss(animation=False)
+        if self.moves_view is not None:
+            self.moves_view.dismiss(animation=False)
+            self.moves_view = None
+        self._drop_banner()
         if self.board is not None:
-            summary = getattr(self.board, "summary", None)
-            if summary is not None:  # a Teka hand summary open over the window
-                summary.dismiss(animation=False)
+            self.board.stop_motion()  # no animation outlives the screen
             self.board.session = None
             self.board = None
         for box in (self.ids.board_box, self.ids.extra, self.ids.actions, self.ids.players):
@@ -164,6 +195,21 @@ class GameScreen(Screen):
         self._set_overlay(s)
         if self.clocks is not None:
             self.clocks.refresh()
+        snap = feedback.snapshot(s)
+        cue = feedback.cue(self._snap, snap)
+        self._snap = snap
+        if cue is not None:
+            from kivy.app import App
+
+            sounds = getattr(App.get_running_app(), "sounds", None)
+            if sounds is not None:
+                sounds.play(cue)
+        if s.outcome is not None and not self._banner_shown and s.handoff is None:
+            self._banner_shown = True
+            self.show_banner()
+        if self.moves_view is not None:
+            self.moves_view.lines = move_list(s.events, [s.player_name(i) for i in
+                                                          range(len(s.players))])
 
     def _set_clocks(self, session: Session | None) -> None:
         """Seat clocks and "Hand to a bot" (client_kivy/widgets/seat_clock.py), online only."""
@@ -180,18 +226,29 @@ class GameScreen(Screen):
     def on_leave(self, *_: Any) -> None:
         if self.clocks is not None:
             self.clocks.stop()  # no tick outlives its screen
+        if self.board is not None:
+            self.board.stop_motion()
 
     def _set_actions(self, s: Session) -> None:
         metas = [c for c in s.legal if c.get("type") in META_LABELS]
         finished = s.outcome is not None
         can_undo = bool(getattr(s, "can_undo", False))
         can_hint = bool(getattr(s, "can_hint", False))
-        key = (tuple(c["type"] for c in metas), finished, s.kind, can_undo, can_hint)
+        held = self.board.pending() if self.board is not None else None
+        key = (tuple(c["type"] for c in metas), finished, s.kind, can_undo, can_hint,
+               repr(held))
         if key == self._actions_key:
             return
         self._actions_key = key
         grid = self.ids.actions
         grid.clear_widgets()
+        if held is not None:  # confirm-before-move: the held move waits for this
+            b = GButton(text=f"Confirm {command_text(held)}")
+            b.bind(on_release=lambda *_: self.confirm_move())
+            grid.add_widget(b)
+            b = GButton(text="Cancel", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            b.bind(on_release=lambda *_: self.cancel_move())
+            grid.add_widget(b)
         if can_undo:
             b = GButton(text="Take back", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
             b.bind(on_release=lambda *_: self.take_back())
@@ -210,6 +267,10 @@ class GameScreen(Screen):
             grid.add_widget(b)
             b = GButton(text="Rematch" if s.kind == "local" else "New table")
             b.bind(on_release=lambda *_: self.new_game())
+            grid.add_widget(b)
+        for text, action in (("Moves", self.show_moves), ("Rules", self.show_rules)):
+            b = GButton(text=text, bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            b.bind(on_release=lambda *_, act=action: act())
             grid.add_widget(b)
 
     def _send_meta(self, cmd: dict[str, Any], button: Any = None) -> None:
@@ -232,7 +293,55 @@ class GameScreen(Screen):
             self.remove_widget(self.overlay)
             self.overlay = None
 
+    # -- end of game ----------------------------------------------------------------------
+    def show_banner(self) -> None:
+        s = self.session
+        if s is None or s.outcome is None:
+            return
+        self._drop_banner()
+        self.banner = EndBanner(result=s.status_text(), screen=self,
+                                again="Rematch" if s.kind == "local" else "New table")
+        self.add_widget(self.banner)
+
+    def _drop_banner(self) -> None:
+        if self.banner is not None:
+            self.remove_widget(self.banner)
+            self.banner = None
+
+    def close_banner(self) -> None:
+        """See the final position: the banner goes; Replay and Rematch stay in the panel."""
+        self._drop_banner()
+
+    # -- move list and rules ----------------------------------------------------------------
+    def show_moves(self) -> None:
+        from client_kivy.widgets.common import MoveList
+
+        s = self.session
+        if s is None:
+            return
+        if self.moves_view is not None:
+            self.moves_view.dismiss(animation=False)
+        view = MoveList(title="Moves: " + s.game_name.capitalize())
+        view.lines = move_list(s.events, [s.player_name(i) for i in range(len(s.players))])
+        view.bind(on_dismiss=lambda *_: setattr(self, "moves_view", None))
+        self.moves_view = view
+        view.open(animation=False)
+
+    def show_rules(self) -> None:
+        from kivy.app import App
+
+        if self.session is not None:
+            App.get_running_app().open_rules(self.session.game_name, "game")
+
     # -- buttons ----------------------------------------------------------------------------
+    def confirm_move(self) -> None:
+        if self.board is not None:
+            self.board.confirm_pending()
+
+    def cancel_move(self) -> None:
+        if self.board is not None:
+            self.board.cancel_pending()
+
     def take_back(self) -> None:
         undo = getattr(self.session, "undo", None)
         if undo is not None:

@@ -9,7 +9,7 @@ from kivy.clock import Clock
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from client_kivy.vm.session import ReplayModel, outcome_text
+from client_kivy.vm.session import ReplayModel, move_list, outcome_text
 
 
 class _Names:
@@ -39,11 +39,14 @@ class ReplayScreen(Screen):
         self.board: Any = None
         self._clock: Any = None
         self.back_to = "saved"
+        self.moves_view: Any = None
 
     def set_model(self, model: ReplayModel, title: str = "", back_to: str = "saved") -> None:
         from client_kivy.widgets.boards import make_board
 
         self.stop()
+        if self.board is not None:
+            self.board.stop_motion()
         self.model = model
         self.back_to = back_to
         self.title = title or f"Replay: {model.game_name.capitalize()}"
@@ -66,6 +69,37 @@ class ReplayScreen(Screen):
         if out is not None and m.index == m.length:
             text = outcome_text(_Names(m), out)  # type: ignore[arg-type]
         self.caption = text
+        if self.moves_view is not None:
+            self.moves_view.current = self.current_move()
+
+    def names(self) -> list[str]:
+        m = self.model
+        return [_Names(m).player_name(i) for i in range(len(m.players))] if m else []
+
+    def current_move(self) -> int:
+        """The line of the move list the position shown follows (-1 before the first)."""
+        m = self.model
+        return len(move_list(m.events[:m.index], self.names())) - 1 if m else -1
+
+    def show_moves(self) -> None:
+        from client_kivy.widgets.common import MoveList
+
+        m = self.model
+        if m is None:
+            return
+        view = MoveList(title="Moves")
+        view.lines = move_list(m.events, self.names())
+        view.current = self.current_move()
+        view.bind(on_dismiss=lambda *_: setattr(self, "moves_view", None))
+        self.moves_view = view
+        view.open(animation=False)
+
+    def on_leave(self, *_: Any) -> None:
+        self.stop()
+        if self.board is not None:
+            self.board.stop_motion()  # no animation outlives the screen
+        if self.moves_view is not None:
+            self.moves_view.dismiss(animation=False)
 
     def seek(self, value: float) -> None:
         if self.model is None or int(value) == self.model.index:

@@ -713,3 +713,23 @@ def describe_event(ev: Obj, names: list[str] | None = None) -> str:
         if isinstance(v, (str, int)) and not isinstance(v, bool):
             parts.append(f"{k} {v}")
     return " · ".join(parts)
+
+
+HEADINGS = {"deal", "flip", "round_end"}
+"""Events shown in the move list as a heading (a new hand, a Tedoku turn, a round's end)."""
+NOT_MOVES = {"first_player", "timeout", "seat_to_bot"}
+
+
+def move_list(events: list[Obj], names: list[str] | None = None) -> list[str]:
+    """The game's moves, numbered, in the notation of the replay captions (docs/notation.md):
+    "1. Ann placed c3", "2. Bob moved b2-c3"...; a new hand or turn is a heading."""
+    out: list[str] = []
+    n = 0
+    for ev in events:
+        t = ev.get("type")
+        if t in HEADINGS:
+            out.append(describe_event(ev, names) if t != "round_end" else "Round over")
+        elif isinstance(ev.get("seat"), int) and t not in NOT_MOVES:
+            n += 1
+            out.append(f"{n}. {describe_event(ev, names)}")
+    return out

@@ -1,4 +1,5 @@
-"""Settings remembered between runs (server address, player name, token), a JSON file."""
+"""Settings remembered between runs (server address, player name, token, how the app looks
+and sounds), a JSON file; and what each setting means for the screens (no Kivy here)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,17 @@ DEFAULTS: dict[str, Any] = {
     "username": "",
     "last_game": "teeko",
     "level": 2,
+    "sound": True,
+    "motion": "normal",
+    "colour_blind": False,
+    "text_scale": 1.0,
+    "confirm_moves": False,
 }
+
+MOTION_SPEEDS: dict[str, float] = {"off": 0.0, "normal": 1.0, "fast": 0.5}
+"""Animation speed: how long a move's animation takes, times its normal length (0: none)."""
+TEXT_SCALES: tuple[float, ...] = (1.0, 1.15, 1.3)
+"""Larger text: the app's text size, times the device's own text size."""
 
 
 class Settings:
@@ -45,3 +56,31 @@ class Settings:
     def set(self, key: str, value: Any) -> None:
         self.data[key] = value
         self.save()
+
+    # -- what the settings mean ----------------------------------------------------------
+    def motion_factor(self) -> float:
+        """Times the normal length of an animation: 0 (off), 0.5 (fast) or 1 (normal)."""
+        return MOTION_SPEEDS.get(str(self.get("motion", "normal")), 1.0)
+
+    def text_scale(self) -> float:
+        try:
+            scale = float(self.get("text_scale", 1.0))
+        except (TypeError, ValueError):
+            return 1.0
+        return min(max(scale, 1.0), 1.6)
+
+    def flag(self, key: str) -> bool:
+        """A switch (sound, colour_blind, confirm_moves) as a bool."""
+        return bool(self.get(key, DEFAULTS.get(key, False)))
+
+
+def parse_choice(key: str, value: str) -> Any:
+    """A choice chip's value (a string in the .kv) as the setting's type."""
+    default = DEFAULTS.get(key)
+    if isinstance(default, bool):
+        return value.lower() in ("1", "true", "on", "yes")
+    if key in ("bot_pace", "bot_think", "text_scale"):
+        return float(value)
+    if isinstance(default, int):
+        return int(value)
+    return value

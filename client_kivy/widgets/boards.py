@@ -6,6 +6,19 @@ from typing import Any
 
 
 def make_board(game: str) -> Any:
+    """The board for ``game``, drawn and animated as the settings say."""
+    board = _board(game)
+    from kivy.app import App
+
+    settings = getattr(App.get_running_app(), "settings", None)
+    if settings is not None:
+        board.motion_factor = settings.motion_factor()
+        board.marks = settings.flag("colour_blind")
+        board.gate.enabled = settings.flag("confirm_moves")
+    return board
+
+
+def _board(game: str) -> Any:
     if game == "teeko":
         from client_kivy.widgets.teeko_board import TeekoBoard
 

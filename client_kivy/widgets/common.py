@@ -6,7 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from kivy.metrics import dp
-from kivy.properties import BooleanProperty, ColorProperty, NumericProperty, StringProperty
+from kivy.properties import (
+    BooleanProperty,
+    ColorProperty,
+    ListProperty,
+    NumericProperty,
+    StringProperty,
+)
 from kivy.uix.behaviors import ButtonBehavior, ToggleButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.gridlayout import GridLayout
@@ -126,3 +132,42 @@ def ask(question: str, on_yes: Callable[[], None], yes_text: str = "Yes", no_tex
     dlg = ConfirmDialog(question, on_yes, yes_text, no_text, detail)
     dlg.open(animation=False)
     return dlg
+
+
+class MoveList(ModalView):
+    """The moves of a game so far, in notation, newest at the bottom (scrolled there), over
+    the game or replay; Close, Back or a tap outside closes it. The layout is in theme.kv."""
+
+    title = StringProperty("Moves")
+    lines = ListProperty([])
+    current = NumericProperty(-1)
+    """In a replay: the line of the position shown (marked), -1 for none."""
+    CHUNK = 30  # lines a label: one texture per chunk stays small
+
+    def on_lines(self, *_: object) -> None:
+        self._fill()
+
+    def on_current(self, *_: object) -> None:
+        self._fill()
+
+    def _fill(self) -> None:
+        box = self.ids.get("lines")
+        if box is None:
+            return
+        box.clear_widgets()
+        lines = list(self.lines) or ["No moves yet"]
+        if 0 <= self.current < len(lines):
+            lines[self.current] = "> " + lines[self.current]
+        for i in range(0, len(lines), self.CHUNK):
+            box.add_widget(WrapLabel(text="\n".join(lines[i:i + self.CHUNK]), halign="left",
+                                     font_name="DejaVuSans"))
+        from kivy.uix.widget import Widget
+
+        box.add_widget(Widget())  # takes the space left under a short list
+        scroll = self.ids.get("scroll")
+        if scroll is not None:
+            scroll.scroll_y = 0 if self.current < 0 else max(
+                0.0, 1 - self.current / max(1, len(lines) - 1))
+
+    def on_open(self) -> None:
+        self._fill()

@@ -78,6 +78,8 @@ def draw_sheet(x0: float, y0: float, side: float, sheet: list[str], lit: set[str
 
 
 class TedokuSheet(BoardWidget):
+    gated = False  # the ghost and "Place here" already confirm a drawing
+
     def __init__(self, **kw: Any) -> None:
         self.model = TedokuModel()
         self._side_key: Any = None

@@ -8,16 +8,46 @@ from kivy.graphics import Color, Ellipse, Line
 from kivy.metrics import dp
 
 from client_kivy.vm.teeko import FILES, TeekoModel
-from client_kivy.widgets.board import BoardWidget, draw_piece, draw_text, draw_wood
+from client_kivy.widgets.board import BoardWidget, draw_piece, draw_text, draw_wood, lerp
+
+SLIDE = 0.3
+"""Seconds a piece takes to slide to its new point (or to drop onto it), at normal speed."""
 
 
 class TeekoBoard(BoardWidget):
     def __init__(self, **kw: Any) -> None:
         self.model = TeekoModel()
+        self._moving: tuple[str, str | None] | None = None  # (to, from) of the last move
         super().__init__(**kw)
 
     def update_model(self, view: Any, legal: list[Any]) -> None:
         self.model.update(view or {}, legal)
+
+    def plan_motion(self, before: Any, after: Any) -> float:
+        """One more ply: the piece slides from its old point, or drops onto its new one."""
+        ply, was = after.get("ply"), before.get("ply")
+        if ply == was:
+            return 0.0
+        last = after.get("last") or {}
+        if not isinstance(ply, int) or not isinstance(was, int) or ply != was + 1 \
+                or not last.get("to"):
+            self._moving = None
+            return -1.0
+        self._moving = (str(last["to"]), last.get("from"))
+        return SLIDE
+
+    def piece_pos(self, square: str) -> tuple[float, float, float]:
+        """Where the piece on ``square`` is drawn now (centre x, y and a size factor): its
+        point, or part way there while it moves."""
+        x, y = self.point(square)
+        if self._moving is None or self._moving[0] != square or not self.moving:
+            return x, y, 1.0
+        t = self.travel
+        src = self._moving[1]
+        if src:
+            return *lerp(self.point(src), (x, y), t), 1.0
+        _x0, _y0, side = self.geometry()
+        return x, y + (1 - t) * side / 5.6 * 0.9, 1.0 + 0.35 * (1 - t)
 
     # geometry ------------------------------------------------------------------------------
     def geometry(self) -> tuple[float, float, float]:
@@ -108,9 +138,18 @@ class TeekoBoard(BoardWidget):
                 if sq in last:
                     Color(0.98, 0.85, 0.45, 0.9)
                     Line(circle=(cx, cy, r_piece + dp(5)), width=dp(2))
+        pending = self.pending() or {}
+        for f in FILES:
+            for rank in range(1, 6):
+                sq = f"{f}{rank}"
+                cx, cy = self.point(sq)
+                if sq in (pending.get("from"), pending.get("to")):  # held: Confirm?
+                    Color(0.91, 0.69, 0.29, 1)
+                    Line(circle=(cx, cy, r_piece + dp(7)), width=dp(3))
                 owner = m.owner(sq)
-                if owner is not None:
-                    draw_piece(cx, cy, r_piece, owner)
+                if owner is not None and not (self.moving and self._moving
+                                              and self._moving[0] == sq):
+                    draw_piece(cx, cy, r_piece, owner, self.marks)
                 if sq in winning:
                     Color(1.0, 0.80, 0.20, 1)
                     Line(circle=(cx, cy, r_piece + dp(6)), width=dp(4))
@@ -124,6 +163,11 @@ class TeekoBoard(BoardWidget):
                     Color(0.35, 0.85, 0.45, 0.9)
                     rr = r_hole * 0.45
                     Ellipse(pos=(cx - rr, cy - rr), size=(2 * rr, 2 * rr))
+        if self.moving and self._moving is not None:  # on top of the others while it moves
+            owner = m.owner(self._moving[0])
+            if owner is not None:
+                px, py, grow = self.piece_pos(self._moving[0])
+                draw_piece(px, py, r_piece * grow, owner, self.marks)
 
     # touch ------------------------------------------------------------------------------------
     def on_touch_up(self, touch: Any) -> bool:
@@ -132,6 +176,12 @@ class TeekoBoard(BoardWidget):
         sq = self.square_at(*touch.pos)
         if sq is None:
             return False
+        held = self.pending()
+        if held is not None:  # confirm-before-move: the same point confirms, any other cancels
+            if sq == held.get("to"):
+                self.confirm_pending()
+                return True
+            self.cancel_pending()
         m = self.model
         before = m.selected
         cmd = m.tap(sq)

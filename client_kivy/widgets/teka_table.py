@@ -26,11 +26,13 @@ from client_kivy.vm.teka import (
     card_text,
     side_name,
 )
-from client_kivy.widgets.board import BoardWidget, draw_text, text_texture
+from client_kivy.widgets.board import BoardWidget, draw_text, lerp, text_texture
 from client_kivy.widgets.common import BRASS, IVORY, MUTED, FlowGrid, GButton, WrapLabel
 
 RED_SUITS = "HD"
 SYMBOL_FONT = "DejaVuSans"
+TRAVEL = 0.35
+"""Seconds a card takes from a seat to the trick, and a finished trick to its winner."""
 
 
 def draw_card(x: float, y: float, w: float, h: float, card: str | None,
@@ -92,7 +94,60 @@ class TekaTable(BoardWidget):
         self.players: list[str] = []
         self._hand_rects: list[tuple[float, float, float, float, str]] = []
         self._side_key: Any = None
+        self._incoming: dict[str, int] = {}  # card -> seat: on its way to the trick
+        self._outgoing: tuple[list[dict[str, Any]], int] | None = None  # a trick to its winner
         super().__init__(**kw)
+
+    def plan_motion(self, before: Any, after: Any) -> float:
+        """A card played travels from its seat to the trick; a finished trick, when it is
+        taken off the table, travels to the seat that won it."""
+        old = TekaModel()
+        old.update(before, [], self.viewer)
+        was = old.trick()
+        now = self.model.trick()
+        now_cards = {p["card"] for p in now}
+        was_cards = {p["card"] for p in was}
+        incoming = [p for p in now if p["card"] not in was_cards]
+        gone = [p for p in was if p["card"] not in now_cards]
+        if not incoming and not gone:
+            return 0.0
+        winner = old.showing_last()
+        if len(incoming) > 1 or (gone and winner is None):  # more than one move: a jump
+            self._incoming, self._outgoing = {}, None
+            return -1.0
+        self._incoming = {str(p["card"]): int(p["seat"]) for p in incoming}
+        self._outgoing = (gone, winner) if gone and winner is not None else None
+        return TRAVEL
+
+    def trick_slot(self, seat: int, table: tuple[float, float, float, float]
+                   ) -> tuple[float, float, float, float]:
+        """Where ``seat``'s card lies in the trick: x, y, width, height."""
+        cw, ch = self.card_size()
+        tcw, tch = cw * 0.85, ch * 0.85
+        tx, ty, tw, th = table
+        cx, cy = tx + tw / 2, ty + th / 2
+        dx, dy = {"bottom": (0, -0.62), "top": (0, 0.62), "left": (-1.15, 0),
+                  "right": (1.15, 0)}[self.model.position(seat)]
+        return cx + dx * tcw - tcw / 2, cy + dy * tch - tch / 2, tcw, tch
+
+    def card_pos(self, card: str) -> tuple[float, float] | None:
+        """Where a card of the trick is drawn now (its lower-left corner): its place in the
+        trick, or on its way there from its seat."""
+        table = self.table_rect()
+        for played in self.model.trick():
+            if played["card"] != card:
+                continue
+            x, y, w, h = self.trick_slot(int(played["seat"]), table)
+            seat = self._incoming.get(card)
+            if seat is None or not self.moving:
+                return x, y
+            ax, ay = self.seat_anchor(self.model.position(seat), table)
+            return lerp((ax - w / 2, ay - h / 2), (x, y), self.travel)
+        return None
+
+    def table_rect(self) -> tuple[float, float, float, float]:
+        hand_h = self.hand_height()
+        return self.x, self.y + hand_h, self.width, self.height - hand_h
 
     def update_model(self, view: Any, legal: list[Any]) -> None:
         if self.session is not None:
@@ -212,12 +267,17 @@ class TekaTable(BoardWidget):
         if last_winner is not None:
             draw_text(f"Trick to {self.name(last_winner)}", cx, ty + th * 0.22, lab,
                       (1, 0.85, 0.4, 1), True)
+        if self.moving and self._outgoing is not None:  # the last trick, off to its winner
+            gone, winner = self._outgoing
+            wx, wy = self.seat_anchor(m.position(winner), table)
+            shrink = 1 - 0.6 * self.travel
+            for played in gone:
+                x, y, w, h = self.trick_slot(int(played["seat"]), table)
+                px, py = lerp((x + w / 2, y + h / 2), (wx, wy), self.travel)
+                draw_card(px - w * shrink / 2, py - h * shrink / 2, w * shrink, h * shrink,
+                          played["card"], dim=played["seat"] != winner)
         for played in m.trick():
-            pos = m.position(int(played["seat"]))
-            dx, dy = {"bottom": (0, -0.62), "top": (0, 0.62), "left": (-1.15, 0),
-                      "right": (1.15, 0)}[pos]
-            x = cx + dx * tcw - tcw / 2
-            y = cy + dy * tch - tch / 2
+            x, y = self.card_pos(played["card"]) or (cx, cy)
             draw_card(x, y, tcw, tch, played["card"],
                       dim=last_winner is not None and played["seat"] != last_winner)
             if played.get("signal"):
@@ -228,6 +288,7 @@ class TekaTable(BoardWidget):
         hand = m.hand()
         playable = set(m.playable())
         hw, hh, per, step, offset = self.hand_layout(len(hand))
+        held = (self.pending() or {}).get("card")
         rows = [hand[i:i + per] for i in range(0, len(hand), per)] if hand else []
         for r, row in enumerate(rows):
             total = step * (len(row) - 1) + hw
@@ -242,7 +303,7 @@ class TekaTable(BoardWidget):
                     lift = hh * 0.22
                 y = base + lift
                 draw_card(x, y, hw, hh, card, dim=bool(playable) and card not in playable,
-                          glow=card == m.selected)
+                          glow=card in (m.selected, held))
                 last = k == len(row) - 1
                 # the part of the card a finger can reach: up to the next card, and above
                 # the row in front
@@ -303,6 +364,12 @@ class TekaTable(BoardWidget):
             if hurry is not None:
                 hurry()  # a tap on the table: the finished trick has been seen
             return False
+        held = self.pending()
+        if held is not None:  # confirm-before-move: the held card again confirms
+            if held.get("card") == card:
+                self.confirm_pending()
+                return True
+            self.cancel_pending()
         cmd = self.model.tap_card(card)
         if cmd is not None:
             self.send(cmd)
@@ -406,7 +473,28 @@ class TekaTable(BoardWidget):
         box.add_widget(line)
         sheet = GButton(text="Score sheet", bg=(1, 1, 1, 0.14), fg=IVORY)
         sheet.bind(on_release=lambda *_: ScoreSheet(m.view).open())
-        box.add_widget(sheet)
+        if m.view.get("trick") and (m.view.get("last_trick") or {}).get("cards"):
+            row = BoxLayout(size_hint_y=None, height=dp(54), spacing=dp(6))
+            peek = GButton(text="Last trick", bg=(1, 1, 1, 0.14), fg=IVORY)
+            peek.bind(on_release=lambda *_: self.show_last_trick())
+            row.add_widget(peek)
+            row.add_widget(sheet)
+            box.add_widget(row)
+        else:
+            box.add_widget(sheet)
+
+    peek: Any = None
+
+    def show_last_trick(self) -> None:
+        """A look at the trick before this one: its four cards, who played them, who won."""
+        last = self.model.view.get("last_trick") or {}
+        if not last.get("cards"):
+            return
+        if self.peek is not None:
+            self.peek.dismiss(animation=False)
+        self.peek = LastTrick(last, self.name)
+        self.peek.bind(on_dismiss=lambda *_: setattr(self, "peek", None))
+        self.peek.open(animation=False)
 
 
 class HandSummary(ModalView):
@@ -462,6 +550,72 @@ class HandSummary(ModalView):
         from kivy.core.window import Window
 
         self.width = min(Window.width - dp(24), dp(460))
+
+    def on_touch_down(self, touch: Any) -> bool:
+        self.dismiss(animation=False)
+        return True
+
+
+class TrickCards(Widget):
+    """Cards in a row, each with its player's name under it."""
+
+    def __init__(self, cards: list[tuple[str, str]], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.cards = cards
+        from kivy.clock import Clock
+
+        redraw = Clock.create_trigger(self._draw, -1)  # once the layout has settled
+        self.bind(pos=redraw, size=redraw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        n = max(1, len(self.cards))
+        lab = sp(13)
+        w = min(dp(80), (self.width - dp(8) * (n - 1)) / n)
+        h = min(w * 1.4, self.height - lab * 2.4)
+        w = h / 1.4
+        x = self.center_x - (n * w + (n - 1) * dp(8)) / 2
+        with self.canvas:
+            for card, who in self.cards:
+                draw_card(x, self.y + lab * 2.2, w, h, card)
+                draw_text(who, x + w / 2, self.y + lab * 1.1, lab, IVORY)
+                x += w + dp(8)
+
+
+class LastTrick(ModalView):
+    """The last trick's four cards and its winner (a peek during the next trick); a tap
+    anywhere or Close closes it."""
+
+    def __init__(self, last: dict[str, Any], name: Any, **kw: Any) -> None:
+        super().__init__(size_hint=(None, None), background_color=(0, 0, 0, 0.45), **kw)
+        body = BoxLayout(orientation="vertical", padding=dp(14), spacing=dp(8),
+                         size_hint_y=None)
+        body.bind(minimum_height=body.setter("height"))
+        with body.canvas.before:
+            Color(0.04, 0.16, 0.12, 0.97)
+            self._bg = RoundedRectangle(radius=[dp(16)])
+        body.bind(pos=lambda w, p: setattr(self._bg, "pos", p),
+                  size=lambda w, s: setattr(self._bg, "size", s))
+        winner = last.get("winner")
+        title = "Last trick" + (f": won by {name(int(winner))}" if winner is not None else "")
+        body.add_widget(WrapLabel(text=title, font_size=sp(18), bold=True, color=BRASS))
+        short = [(str(p["card"]), name(int(p["seat"])).split(" (")[0]) for p in last["cards"]]
+        body.add_widget(TrickCards(short, size_hint_y=None, height=dp(170)))
+        close = GButton(text="Close")
+        close.bind(on_release=lambda *_: self.dismiss(animation=False))
+        body.add_widget(close)
+        self.add_widget(body)
+        from kivy.core.window import Window
+
+        body.bind(height=lambda _w, h: setattr(self, "height", h))
+        Window.bind(size=self._fit)
+        self.bind(on_dismiss=lambda *_: Window.unbind(size=self._fit))
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        from kivy.core.window import Window
+
+        self.width = min(Window.width - dp(24), dp(420))
 
     def on_touch_down(self, touch: Any) -> bool:
         self.dismiss(animation=False)

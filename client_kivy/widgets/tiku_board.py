@@ -4,25 +4,59 @@ from __future__ import annotations
 
 from typing import Any
 
-from kivy.graphics import Color, Ellipse, Line, Rectangle
+from kivy.graphics import Color, Ellipse, Line, Quad, Rectangle
 from kivy.metrics import dp, sp
 
 from client_kivy.vm.tiku import FILES, TikuModel
-from client_kivy.widgets.board import BoardWidget, draw_text, draw_wood
+from client_kivy.widgets.board import MARK_GROUP, BoardWidget, draw_mark, draw_text, draw_wood, lerp
 from client_kivy.widgets.common import GButton, WrapLabel
 
 DISC = [(0.93, 0.88, 0.74, 1), (0.62, 0.17, 0.15, 1)]
 DISC_RIM = [(0.70, 0.64, 0.50, 1), (0.38, 0.08, 0.07, 1)]
+SLIDE = 0.35
+"""Seconds a piece takes to slide, at normal speed; the discs it lays drop in behind it."""
 
 
 class TikuBoard(BoardWidget):
     def __init__(self, **kw: Any) -> None:
         self.model = TikuModel()
+        self._moving: dict[str, Any] | None = None  # the last move while it is animated
         super().__init__(**kw)
         self._side_key: Any = None
 
     def update_model(self, view: Any, legal: list[Any]) -> None:
         self.model.update(view or {}, legal)
+
+    def plan_motion(self, before: Any, after: Any) -> float:
+        moves, was = after.get("moves"), before.get("moves")
+        if moves == was and after.get("round") == before.get("round"):
+            return 0.0
+        last = after.get("last_move") or {}
+        if not isinstance(moves, int) or not isinstance(was, int) or moves != was + 1 \
+                or not last.get("from") or not last.get("to"):
+            self._moving = None
+            return -1.0
+        self._moving = dict(last)
+        return SLIDE
+
+    def piece_pos(self, square: str) -> tuple[float, float]:
+        """Where the piece on ``square`` is drawn now: its square, or on its way there."""
+        x, y = self.point(square)
+        mv = self._moving
+        if mv is None or not self.moving or mv.get("to") != square:
+            return x, y
+        return lerp(self.point(str(mv["from"])), (x, y), self.travel)
+
+    def disc_scale(self, square: str) -> float:
+        """A disc just laid drops in: drawn larger (and from above) until it lands; 1 at rest.
+        The discs of a path land one after another as the piece passes."""
+        mv = self._moving
+        if mv is None or not self.moving or square not in (mv.get("placed") or []):
+            return 1.0
+        path = list(mv.get("placed") or [])
+        start = path.index(square) / (len(path) + 1)
+        t = max(0.0, min(1.0, (self.travel - start) / max(0.01, 1 - start)))
+        return 1.0 + 0.8 * (1 - t)
 
     def geometry(self) -> tuple[float, float, float]:
         side = min(self.width, self.height) - dp(8)
@@ -57,6 +91,7 @@ class TikuBoard(BoardWidget):
         movable = m.movable() if m.selected is None else set()
         path = m.last_path()
         lab = self.label_size()
+        pending = self.pending() or {}
         for i, f in enumerate(FILES):
             cx, _ = self.point(f"{f}1")
             draw_text(f, cx, y0 + side * 0.035, lab, (0.25, 0.14, 0.06, 1), True)
@@ -74,19 +109,31 @@ class TikuBoard(BoardWidget):
                     Rectangle(pos=(x + 1, y + 1), size=(s - 2, s - 2))
                 disc = m.disc_at(sq)
                 if disc is not None:
-                    r_out = s * 0.40
-                    cx, cy = x + s / 2, y + s / 2
+                    grow = self.disc_scale(sq)
+                    r_out = s * 0.40 * grow
+                    cx, cy = x + s / 2, y + s / 2 + (grow - 1) * s * 0.3
                     Color(0, 0, 0, 0.3)
                     Ellipse(pos=(cx - r_out + dp(1), cy - r_out - dp(2)), size=(2 * r_out,) * 2)
                     Color(*DISC_RIM[disc])
                     Ellipse(pos=(cx - r_out, cy - r_out), size=(2 * r_out,) * 2)
                     Color(*DISC[disc])
                     Ellipse(pos=(cx - r_out * 0.82, cy - r_out * 0.82), size=(1.64 * r_out,) * 2)
+                    if self.marks and disc == 1:  # dark discs striped: not colour alone
+                        Color(0.93, 0.88, 0.74, 0.8, group=MARK_GROUP)
+                        for k in (-1, 0, 1):
+                            o = k * r_out * 0.35
+                            Line(points=[cx - r_out * 0.5 + o, cy - r_out * 0.5 - o,
+                                         cx + r_out * 0.5 + o, cy + r_out * 0.5 - o],
+                                 width=dp(1.5), group=MARK_GROUP)
                 piece = m.piece_at(sq)
-                if piece is not None:
+                if piece is not None and not (self.moving and self._moving is not None
+                                              and self._moving.get("to") == sq):
                     self._draw_piece(x + s / 2, y + s / 2, s * 0.27, int(piece["seat"]),
                                      bool(piece.get("flipped")))
                 cx, cy = x + s / 2, y + s / 2
+                if sq in (pending.get("from"), pending.get("to")):  # held: Confirm?
+                    Color(0.91, 0.69, 0.29, 1)
+                    Line(rectangle=(x + dp(2), y + dp(2), s - dp(4), s - dp(4)), width=dp(3))
                 if sq == m.selected:
                     Color(0.35, 0.85, 0.45, 1)
                     Line(rectangle=(x + dp(3), y + dp(3), s - dp(6), s - dp(6)), width=dp(3))
@@ -96,7 +143,19 @@ class TikuBoard(BoardWidget):
                 if sq in targets:
                     Color(*((0.45, 0.75, 1.0, 0.95) if sq in diag else (0.35, 0.85, 0.45, 0.95)))
                     rr = s * 0.13
-                    Ellipse(pos=(cx - rr, cy - rr), size=(2 * rr, 2 * rr))
+                    if sq in diag and self.marks:  # a diagonal slide: a diamond, not a dot
+                        Quad(points=[cx - rr * 1.3, cy, cx, cy + rr * 1.3, cx + rr * 1.3, cy,
+                                     cx, cy - rr * 1.3], group=MARK_GROUP)
+                    else:
+                        Ellipse(pos=(cx - rr, cy - rr), size=(2 * rr, 2 * rr))
+        mv = self._moving
+        if self.moving and mv is not None:  # the sliding piece, on top of the board
+            piece = m.piece_at(str(mv.get("to")))
+            if piece is not None:
+                px, py = self.piece_pos(str(mv["to"]))
+                _x, _y, s = self.cell(str(mv["to"]))
+                self._draw_piece(px, py, s * 0.27, int(piece["seat"]),
+                                 bool(piece.get("flipped")))
 
     def _draw_piece(self, cx: float, cy: float, r: float, seat: int, flipped: bool) -> None:
         Color(0, 0, 0, 0.45)
@@ -118,6 +177,9 @@ class TikuBoard(BoardWidget):
         else:
             Color(*mark)
             Line(circle=(cx, cy, r * 0.45), width=dp(2))
+        if self.marks:  # which side, by shape: a triangle or a square at the top, clear of
+            # the cross or ring (which say whether the piece is turned over)
+            draw_mark(cx, cy + r * 0.6, r * 0.5, seat, mark, ring=False)
 
     def on_touch_up(self, touch: Any) -> bool:
         if not self.collide_point(*touch.pos):
@@ -125,6 +187,12 @@ class TikuBoard(BoardWidget):
         sq = self.square_at(*touch.pos)
         if sq is None:
             return False
+        held = self.pending()
+        if held is not None:  # confirm-before-move: the same point confirms, any other cancels
+            if sq == held.get("to"):
+                self.confirm_pending()
+                return True
+            self.cancel_pending()
         m = self.model
         before = m.selected
         cmd = m.tap(sq)
