@@ -260,6 +260,14 @@ def test_larger_text_applies_app_wide_and_persists(app):  # noqa: F811
     choose(app, "text_scale", "100 %")
     assert Metrics.fontscale == pytest.approx(base)
     assert app.root.get_screen("home").ids.play_here.font_size == pytest.approx(size)
+    # the screens made anew leave nothing listening for servers on the network (the connect
+    # screen, entered on the way while the screens were replaced, kept its mDNS browser)
+    import psutil
+
+    proc = psutil.Process()
+    conns = getattr(proc, "net_connections", proc.connections)
+    assert testing.wait_until(
+        lambda: not [c for c in conns(kind="udp") if c.laddr and c.laddr.port == 5353], 5)
 
 
 # -- rules, moves, last trick, end banner ------------------------------------------------------

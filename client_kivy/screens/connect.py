@@ -46,6 +46,12 @@ class ConnectScreen(Screen):
     def on_leave(self, *_: Any) -> None:
         self.stop_discovery()
 
+    def on_parent(self, _widget: Any, parent: Any) -> None:
+        """A screen taken out of the app (a new text size makes every screen anew) stops
+        listening: it may have been entered on the way, and it gets no on_leave."""
+        if parent is None:
+            self.stop_discovery()
+
     # -- servers on the network (client_kivy/discovery.py) -------------------------------------
     def start_discovery(self) -> None:
         if self.discovery is None:

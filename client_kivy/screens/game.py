@@ -268,7 +268,10 @@ class GameScreen(Screen):
             b = GButton(text="Rematch" if s.kind == "local" else "New table")
             b.bind(on_release=lambda *_: self.new_game())
             grid.add_widget(b)
-        for text, action in (("Moves", self.show_moves), ("Rules", self.show_rules)):
+        actions = [("Moves", self.show_moves), ("Rules", self.show_rules)]
+        if s.share_url() is not None:  # a game on the server: its page in any browser
+            actions.append(("Share", self.share))
+        for text, action in actions:
             b = GButton(text=text, bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
             b.bind(on_release=lambda *_, act=action: act())
             grid.add_widget(b)
@@ -346,6 +349,19 @@ class GameScreen(Screen):
         undo = getattr(self.session, "undo", None)
         if undo is not None:
             undo()
+
+    def share(self) -> None:
+        """The game page's address on the clipboard and in the message line."""
+        if self.session is None:
+            return
+        url = self.session.share()
+        if url is not None:
+            try:
+                from kivy.core.clipboard import Clipboard
+
+                Clipboard.copy(url)
+            except Exception:  # no clipboard on this platform: the address is shown
+                pass
 
     def ask_hint(self) -> None:
         hint = getattr(self.session, "hint", None)

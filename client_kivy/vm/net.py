@@ -296,6 +296,9 @@ class RemoteSession(Session):
                                      on_state=lambda s: self.post(lambda: self._conn(s)),
                                      last_seq=lambda: self.seq)
 
+    def share_url(self) -> str | None:
+        return f"{self.api.base}/games/{self.game_id}/"
+
     def start(self) -> None:
         self.socket.start()
         self.notify()
@@ -474,6 +477,9 @@ class KioskRemoteSession(Session):
 
     def human_seats(self) -> list[int]:
         return list(self.humans)
+
+    def share_url(self) -> str | None:
+        return self.primary.share_url()
 
     def player_name(self, seat: int) -> str:
         return self.primary.player_name(seat)

@@ -188,6 +188,19 @@ class Session:
             return ""
         return ""
 
+    def share_url(self) -> str | None:
+        """The address of this game's page on the server (``/games/<id>/``: watch it live or
+        replay it in any browser), or None for a game kept on this device."""
+        return None
+
+    def share(self) -> str | None:
+        """Say the game page's address (the screen also puts it on the clipboard)."""
+        url = self.share_url()
+        if url is not None:
+            self.message = f"Watch or replay in a browser: {url}"
+            self.notify()
+        return url
+
     def notice(self) -> str:
         """A standing notice from the game: a draw offer waiting, a draw just declined."""
         v = self.view or {}
