@@ -179,7 +179,6 @@ WIN_IN_5 = (["d1", "b2", "d3", "c4"], ["b1", "e2", "b5", "e5"])
 # and no move loses faster.
 LOSS_IN_6 = (["b1", "c2", "a3", "e5"], ["b2", "c3", "c4", "e4"], [("c2", "c1"), ("c2", "d1"),
                                                                   ("c2", "b3")])
-DEEP = Level(200, avoid3=True, win_plies=7, avoid_plies=7, budget=3000)
 
 
 def _bits(squares: list[str]) -> int:
@@ -197,21 +196,21 @@ def test_exact_search_finds_the_only_win_in_5() -> None:
                                                                          parse_square("c2"))
 
 
-def test_deep_tactics_play_a_win_in_5_even_when_stopped_at_once() -> None:
+@pytest.mark.parametrize("level", ["hard", "max"])
+def test_plays_a_win_in_5_even_when_stopped_at_once(level: str) -> None:
     state = build(*WIN_IN_5)
     assert not any(forced_win_in_3(state, 0, m) for m in moves(state))
-    for seed in range(3):
-        command = TeekoBot("deep", DEEP).choose(G.view(state, 0), 0, Random(seed),
-                                                should_stop=STOP_NOW)
+    for seed in range(2):
+        command = choose(level, state, seed, should_stop=STOP_NOW)
         assert command == {"type": "move", "from": "d1", "to": "c2"}
 
 
 def test_deep_tactics_avoid_a_loss_in_6_even_when_stopped_at_once() -> None:
     white, black, losing = LOSS_IN_6
     state = build(white, black)
-    for seed in range(6):
-        command = TeekoBot("deep", DEEP).choose(G.view(state, 0), 0, Random(seed),
-                                                should_stop=STOP_NOW)
+    bot = TeekoBot("deep", Level(200, avoid3=True, avoid_plies=5))
+    for seed in range(3):
+        command = bot.choose(G.view(state, 0), 0, Random(seed), should_stop=STOP_NOW)
         assert (command["from"], command["to"]) not in losing
 
 

@@ -388,9 +388,16 @@ def win_within(t: Tables, cur: int, oth: int, plies: int, budget: list[int]) -> 
     if plies < 3 or budget[0] <= 0:
         return False
     budget[0] -= 1
+    placing = popcount(oth) < 4
     for m in t.moves(cur, oth):
         c1 = play(cur, m)
         if t.win_move(oth, c1) != NO_MOVE:
+            continue
+        if plies == 3 and (
+            popcount(c1) < 3 or (placing and popcount(t.targets(c1, oth)) < 2)
+        ):
+            # No win in 1 after any reply: with fewer than three pieces there is none, and a
+            # placing opponent covers a single threatened square.
             continue
         replies = t.moves(oth, c1)
         if not replies:
@@ -726,8 +733,8 @@ class Level:
 LEVELS: Final[dict[str, Level]] = {
     "easy": Level(60, take_win=0.9, block=0.6, blunder=0.25, win3=False),
     "medium": Level(1500),
-    "hard": Level(15000, avoid3=True),
-    "max": Level(120000, avoid3=True),
+    "hard": Level(15000, avoid3=True, win_plies=7, avoid_plies=7, budget=3000),
+    "max": Level(120000, avoid3=True, win_plies=7, avoid_plies=7, budget=3000),
 }
 
 ACCEPT_BELOW: Final = 0.25
