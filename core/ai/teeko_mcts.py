@@ -724,8 +724,9 @@ class Level:
         """Drop the root moves after which the opponent has a forced win within this many
         plies (5, 7; 0: off), deepening by two plies at a time."""
         self.budget = budget
-        """Node budget of each of those exact searches, shared by the root moves when avoiding
-        (a search out of budget proves nothing)."""
+        """Node budget of all those exact searches together, per decision (a search out of
+        budget proves nothing): half for our wins, the rest for the opponent's, where each
+        root move's check gets a fair share of what is left."""
         self.exploration = exploration
         """UCT exploration constant."""
 
@@ -845,9 +846,12 @@ class TeekoBot(Bot):
             w3 = forced_win_in_3(t, cur, oth, candidates)
             if w3 != NO_MOVE:
                 return w3, 1.0, 0.0
+        # One node budget for all the deeper searches of this decision: half of it for our
+        # forced wins, the rest (and what they leave) for the opponent's.
+        budget = [cfg.budget // 2]
         plies = 5
         while plies <= cfg.win_plies:
-            w5 = forced_win_in(t, cur, oth, candidates, plies, [cfg.budget])
+            w5 = forced_win_in(t, cur, oth, candidates, plies, budget)
             if w5 != NO_MOVE:
                 return w5, 1.0, 0.0
             plies += 2
@@ -855,12 +859,16 @@ class TeekoBot(Bot):
             sound = [m for m in candidates if not gives_forced_win_in_3(t, cur, oth, m)]
             if sound:
                 candidates = sound
+        budget[0] += cfg.budget - cfg.budget // 2
         plies = 5
-        while plies <= cfg.avoid_plies and len(candidates) > 1:
-            each = max(1, cfg.budget // len(candidates))
-            sound = [
-                m for m in candidates if not gives_forced_win_in(t, cur, oth, m, plies, [each])
-            ]
+        while plies <= cfg.avoid_plies and len(candidates) > 1 and budget[0] > 0:
+            sound = []
+            for k, m in enumerate(candidates):
+                each = [budget[0] // (len(candidates) - k)]  # a fair share of what is left
+                spent = each[0]
+                if not gives_forced_win_in(t, cur, oth, m, plies, each):
+                    sound.append(m)
+                budget[0] -= spent - each[0]
             if not sound:
                 break
             candidates = sound
