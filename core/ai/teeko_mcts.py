@@ -10,7 +10,8 @@ The search (see docs/ai.md):
 
 * exact tactics at the root first: take a win in 1, never allow a win in 1 when a move
   avoids it, find forced wins in 3 plies (move, any reply, win); from ``hard`` up, also
-  avoid moves that give the opponent a forced win in 3;
+  avoid moves that give the opponent a forced win in 3, and (within a node budget) play
+  forced wins within 7 plies and avoid moves that give the opponent one;
 * then UCT over a tree kept in flat lists, with a small MCTS-solver (proven wins/losses);
 * playouts: take a win, block a threatened win, otherwise a random move; cut after a few
   plies and scored by a pattern-closeness evaluation.
@@ -393,9 +394,7 @@ def win_within(t: Tables, cur: int, oth: int, plies: int, budget: list[int]) -> 
         c1 = play(cur, m)
         if t.win_move(oth, c1) != NO_MOVE:
             continue
-        if plies == 3 and (
-            popcount(c1) < 3 or (placing and popcount(t.targets(c1, oth)) < 2)
-        ):
+        if plies == 3 and (popcount(c1) < 3 or (placing and popcount(t.targets(c1, oth)) < 2)):
             # No win in 1 after any reply: with fewer than three pieces there is none, and a
             # placing opponent covers a single threatened square.
             continue
@@ -412,8 +411,9 @@ def win_within(t: Tables, cur: int, oth: int, plies: int, budget: list[int]) -> 
     return False
 
 
-def forced_win_in(t: Tables, cur: int, oth: int, moves: list[int], plies: int,
-                  budget: list[int]) -> int:
+def forced_win_in(
+    t: Tables, cur: int, oth: int, moves: list[int], plies: int, budget: list[int]
+) -> int:
     """A move among ``moves`` (none of them a win in 1) after which every reply leaves
     ``cur`` a forced win within ``plies - 2`` plies, or NO_MOVE."""
     for m in moves:
@@ -433,8 +433,9 @@ def forced_win_in(t: Tables, cur: int, oth: int, moves: list[int], plies: int,
     return NO_MOVE
 
 
-def gives_forced_win_in(t: Tables, cur: int, oth: int, code: int, plies: int,
-                        budget: list[int]) -> bool:
+def gives_forced_win_in(
+    t: Tables, cur: int, oth: int, code: int, plies: int, budget: list[int]
+) -> bool:
     """After ``cur`` plays ``code``, can the opponent force a win within ``plies`` plies?
     (False when not proven within the budget.)"""
     return win_within(t, oth, play(cur, code), plies, budget)
