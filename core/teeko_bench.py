@@ -4,6 +4,7 @@ teeko``); results: docs/ai.md.
 
     python -m core.bench solved [--positions 300] [--levels easy,medium,hard,max]
                                 [--squares axis] [--games 2] [--jobs J] [--seed 1]
+                                [--after SEED:GAMES,...]
 
 The positions: every position of games between bot levels (:data:`PAIRS`, ``--games`` games
 a pairing, fixed seeds, a 60-ply cap) where the side to move can win or draw, then a fixed
@@ -109,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=2, help="games a pairing")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--after", default="", help="SEED:GAMES,... of earlier sets to leave out")
     args = ap.parse_args(argv)
     try:
         table_for(args.squares)
@@ -121,25 +123,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gamenight solved-table benchmark  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
           f"  core: {'compiled' if core.COMPILED else 'pure Python'}  squares {args.squares}"
           f"  {args.jobs} jobs", flush=True)
-    jobs = [(args.squares, w, b, args.seed * 1000 + 10 * i + g)
-            for i, (w, b) in enumerate(PAIRS) for g in range(args.games)]
-    positions: list[Position] = []
+    n_games = len(PAIRS) * args.games
     with ProcessPoolExecutor(args.jobs) as pool:
-        progress = Progress("games", len(jobs), time.monotonic, sys.stderr)
-        for found in pool.map(game_positions, jobs):
-            positions += found
-            progress.step()
-        table = table_for(args.squares)
-        keep = []
-        for p in positions:
-            s = _state(p)
-            code = table.code(s.pieces(s.turn), s.pieces(1 - s.turn))
-            if result_of(code) != "loss":
-                keep.append(p)
-        Random(args.seed).shuffle(keep)
-        sample = keep[: args.positions]
-        print(f"{len(positions)} positions from {len(jobs)} games, {len(keep)} won or drawn "
-              f"for the side to move, {len(sample)} sampled", flush=True)
+        seen: set[tuple[int, int]] | None = None
+        for spec in [a for a in args.after.split(",") if a]:
+            seed, games = (int(x) for x in spec.split(":"))
+            earlier = _sample(pool, args.squares, seed, games, args.positions, seen)[0]
+            seen = (seen or set()) | {_key(p) for p in earlier}
+        sample, n_positions, n_keep = _sample(pool, args.squares, args.seed, args.games,
+                                              args.positions, seen)
+        print(f"{n_positions} positions from {n_games} games, {n_keep} won or drawn "
+              f"for the side to move{' and not in the earlier sets' if seen else ''}, "
+              f"{len(sample)} sampled", flush=True)
         print("| level | positions | value kept | critical kept | wins thrown away "
               "| draws lost | best plies | s/move | wins kept by distance (1/3/5/7/9+) |")
         print("|---|---|---|---|---|---|---|---|---|")
@@ -152,6 +147,42 @@ def main(argv: list[str] | None = None) -> int:
                 progress.step()
             print(_row(level, results), flush=True)
     return 0
+
+
+def _key(position: Position) -> tuple[int, int]:
+    s = _state(position)
+    return s.pieces(s.turn), s.pieces(1 - s.turn)
+
+
+def _sample(pool: ProcessPoolExecutor, squares: str, seed: int, games: int, n: int,
+            seen: set[tuple[int, int]] | None) -> tuple[list[Position], int, int]:
+    """The sample of the games of ``seed``: (positions, all positions, won or drawn ones).
+    With ``seen`` (not None), positions in it and repeats are left out."""
+    jobs = [(squares, w, b, seed * 1000 + 10 * i + g)
+            for i, (w, b) in enumerate(PAIRS) for g in range(games)]
+    positions: list[Position] = []
+    progress = Progress("games", len(jobs), time.monotonic, sys.stderr)
+    for found in pool.map(game_positions, jobs):
+        positions += found
+        progress.step()
+    table = table_for(squares)
+    keep = []
+    for p in positions:
+        s = _state(p)
+        code = table.code(s.pieces(s.turn), s.pieces(1 - s.turn))
+        if result_of(code) != "loss":
+            keep.append(p)
+    Random(seed).shuffle(keep)
+    if seen is not None:
+        mine = set(seen)
+        distinct = []
+        for p in keep:
+            k = _key(p)
+            if k not in mine:
+                mine.add(k)
+                distinct.append(p)
+        keep = distinct
+    return keep[:n], len(positions), len(keep)
 
 
 def _row(level: str, results: list[Result]) -> str:

@@ -11,7 +11,17 @@ import pytest
 
 from core import GAMES
 from core.ai.bots import LEVELS, RandomBot, make_bot
-from core.ai.teeko_mcts import Level, TeekoBot, slide_code, tables_for
+from core.ai.teeko_mcts import (
+    Level,
+    Search,
+    TeekoBot,
+    command_of,
+    forced_win_in,
+    safe_moves,
+    slide_code,
+    tables_for,
+    win_within,
+)
 from core.api import META_COMMANDS, Obj, apply, fold
 from core.teeko import parse_square
 
@@ -158,6 +168,62 @@ def test_forced_wins_need_their_pattern_set() -> None:
         if squares == "tilted" and len(white) == 4:
             state = build(white, black, "axis")
             assert not any(forced_win_in_3(state, 0, m) for m in moves(state))
+
+
+# ---------------------------------------------------------- deeper exact tactics, solver
+
+# White to move; the solved table says d1-c2 is the only move winning within 5 plies (the
+# others win later or not at all) and no move wins in 3.
+WIN_IN_5 = (["d1", "b2", "d3", "c4"], ["b1", "e2", "b5", "e5"])
+# White to move (a draw); c2-c1, c2-d1 and c2-b3 let Black force a win in 5 plies (table),
+# and no move loses faster.
+LOSS_IN_6 = (["b1", "c2", "a3", "e5"], ["b2", "c3", "c4", "e4"], [("c2", "c1"), ("c2", "d1"),
+                                                                  ("c2", "b3")])
+
+
+def _bits(squares: list[str]) -> int:
+    return sum(1 << parse_square(s) for s in squares)
+
+
+def test_exact_search_finds_the_only_win_in_5() -> None:
+    t = tables_for("axis")
+    cur, oth = _bits(WIN_IN_5[0]), _bits(WIN_IN_5[1])
+    assert not win_within(t, cur, oth, 3, [10**6])
+    assert win_within(t, cur, oth, 5, [10**6])
+    assert not win_within(t, cur, oth, 5, [0])  # out of budget: not proven
+    safe = safe_moves(t, cur, oth, t.moves(cur, oth))
+    assert forced_win_in(t, cur, oth, safe, 5, [10**6]) == slide_code(parse_square("d1"),
+                                                                         parse_square("c2"))
+
+
+@pytest.mark.parametrize("level", ["hard", "max"])
+def test_plays_a_win_in_5_even_when_stopped_at_once(level: str) -> None:
+    state = build(*WIN_IN_5)
+    assert not any(forced_win_in_3(state, 0, m) for m in moves(state))
+    for seed in range(2):
+        command = choose(level, state, seed, should_stop=STOP_NOW)
+        assert command == {"type": "move", "from": "d1", "to": "c2"}
+
+
+def test_deep_tactics_avoid_a_loss_in_6_even_when_stopped_at_once() -> None:
+    white, black, losing = LOSS_IN_6
+    state = build(white, black)
+    bot = TeekoBot("deep", Level(200, avoid3=True, avoid_plies=5))
+    for seed in range(3):
+        command = bot.choose(G.view(state, 0), 0, Random(seed), should_stop=STOP_NOW)
+        assert (command["from"], command["to"]) not in losing
+
+
+def test_solver_proves_a_forced_win_in_3() -> None:
+    # Placement, White to move: c3 d4 against b1 c2 (FORCED_3): a forced win in 3 plies.
+    t = tables_for("axis")
+    cur, oth = _bits(["c3", "d4"]), _bits(["b1", "c2"])
+    search = Search(t, 7, solver=True)
+    res = search.run_root(cur, oth, 4, 1 << 30, t.moves(cur, oth), [], 20000, None, None)
+    assert res.value == 1.0 and search.status[0] == 1
+    assert res.iterations < 20000  # stopped once proven
+    state = build(["c3", "d4"], ["b1", "c2"])
+    assert forced_win_in_3(state, 0, command_of(res.move))
 
 
 # ------------------------------------------------------------------- reproducible and legal

@@ -10,7 +10,8 @@ The search (see docs/ai.md):
 
 * exact tactics at the root first: take a win in 1, never allow a win in 1 when a move
   avoids it, find forced wins in 3 plies (move, any reply, win); from ``hard`` up, also
-  avoid moves that give the opponent a forced win in 3;
+  avoid moves that give the opponent a forced win in 3, and (within a node budget) play
+  forced wins within 7 plies and avoid moves that give the opponent one;
 * then UCT over a tree kept in flat lists, with a small MCTS-solver (proven wins/losses);
 * playouts: take a win, block a threatened win, otherwise a random move; cut after a few
   plies and scored by a pattern-closeness evaluation.
@@ -379,6 +380,67 @@ def gives_forced_win_in_3(t: Tables, cur: int, oth: int, code: int) -> bool:
     return False
 
 
+def win_within(t: Tables, cur: int, oth: int, plies: int, budget: list[int]) -> bool:
+    """Can ``cur`` (to move) force a win within ``plies`` plies (odd)? Exact AND/OR search;
+    ``budget[0]`` counts the nodes still allowed, and when it runs out the answer is False
+    (not proven)."""
+    if t.win_move(cur, oth) != NO_MOVE:
+        return True
+    if plies < 3 or budget[0] <= 0:
+        return False
+    budget[0] -= 1
+    placing = popcount(oth) < 4
+    for m in t.moves(cur, oth):
+        c1 = play(cur, m)
+        if t.win_move(oth, c1) != NO_MOVE:
+            continue
+        if plies == 3 and (popcount(c1) < 3 or (placing and popcount(t.targets(c1, oth)) < 2)):
+            # No win in 1 after any reply: with fewer than three pieces there is none, and a
+            # placing opponent covers a single threatened square.
+            continue
+        replies = t.moves(oth, c1)
+        if not replies:
+            continue
+        ok = True
+        for r in replies:
+            if not win_within(t, c1, play(oth, r), plies - 2, budget):
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def forced_win_in(
+    t: Tables, cur: int, oth: int, moves: list[int], plies: int, budget: list[int]
+) -> int:
+    """A move among ``moves`` (none of them a win in 1) after which every reply leaves
+    ``cur`` a forced win within ``plies - 2`` plies, or NO_MOVE."""
+    for m in moves:
+        c1 = play(cur, m)
+        if t.win_move(oth, c1) != NO_MOVE:
+            continue
+        replies = t.moves(oth, c1)
+        if not replies:
+            continue
+        ok = True
+        for r in replies:
+            if not win_within(t, c1, play(oth, r), plies - 2, budget):
+                ok = False
+                break
+        if ok:
+            return m
+    return NO_MOVE
+
+
+def gives_forced_win_in(
+    t: Tables, cur: int, oth: int, code: int, plies: int, budget: list[int]
+) -> bool:
+    """After ``cur`` plays ``code``, can the opponent force a win within ``plies`` plies?
+    (False when not proven within the budget.)"""
+    return win_within(t, oth, play(cur, code), plies, budget)
+
+
 # ------------------------------------------------------------------------------ search
 
 
@@ -407,9 +469,12 @@ class Search:
         exploration: float = 0.9,
         smart: bool = True,
         depth: int = 8,
+        solver: bool = False,
     ) -> None:
         self.t = tables
         self.c = exploration
+        self.solver = solver
+        """Expansion also marks the moves that allow a win in 1 as lost (for the mover)."""
         self.playout = Playout(tables, seed, smart, depth)
         # One entry per node. A node's position is not stored: it is replayed on the way down.
         self.move: list[int] = []
@@ -430,20 +495,28 @@ class Search:
         self.status.append(status)
         return len(self.move) - 1
 
-    def expand(self, node: int, cur: int, moves: list[int]) -> None:
+    def expand(self, node: int, cur: int, oth: int, moves: list[int]) -> None:
         t = self.t
         first = len(self.move)
         won = False
+        lost = 0
+        solver = self.solver
         for m in moves:
-            if t.is_win(play(cur, m)):
+            c1 = play(cur, m)
+            if t.is_win(c1):
                 self.add(m, LOST)
                 won = True
+            elif solver and t.win_move(oth, c1) != NO_MOVE:
+                self.add(m, WON)  # the opponent wins at once
+                lost += 1
             else:
                 self.add(m, 0)
         self.first[node] = first
         self.count[node] = len(moves)
         if won:
             self.status[node] = WON
+        elif lost == len(moves) and lost > 0:
+            self.status[node] = LOST
 
     def select(self, node: int) -> int:
         first = self.first[node]
@@ -500,7 +573,7 @@ class Search:
                 moves = t.moves(cur, oth)
                 if not moves:
                     break
-                self.expand(node, cur, moves)
+                self.expand(node, cur, oth, moves)
                 if self.status[node] != 0:
                     break
             node = self.select(node)
@@ -547,7 +620,7 @@ class Search:
         occurrence is a draw, and a winning side prefers new positions (progress)."""
         self.cap = cap
         root = self.add(NO_MOVE, 0)
-        self.expand(root, cur, root_moves)
+        self.expand(root, cur, oth, root_moves)
         first = self.first[root]
         if repeats:
             for k in range(len(root_moves)):
@@ -622,6 +695,11 @@ class Level:
         avoid3: bool = False,
         smart: bool = True,
         depth: int = 8,
+        solver: bool = False,
+        win_plies: int = 0,
+        avoid_plies: int = 0,
+        budget: int = 20000,
+        exploration: float = 0.9,
     ) -> None:
         self.iterations = iterations
         self.take_win = take_win
@@ -638,13 +716,27 @@ class Level:
         """Playouts take a win and block a threatened win (else: uniformly random moves)."""
         self.depth = depth
         """Playouts stop after this many plies and are scored by the evaluation."""
+        self.solver = solver
+        """The tree marks moves that allow a win in 1 as lost when it expands a node, so
+        the MCTS-solver proves wins and losses two plies sooner."""
+        self.win_plies = win_plies
+        """Exact search at the root for forced wins within this many plies (5, 7; 0: off)."""
+        self.avoid_plies = avoid_plies
+        """Drop the root moves after which the opponent has a forced win within this many
+        plies (5, 7; 0: off), deepening by two plies at a time."""
+        self.budget = budget
+        """Node budget of all those exact searches together, per decision (a search out of
+        budget proves nothing): half for our wins, the rest for the opponent's, where each
+        root move's check gets a fair share of what is left."""
+        self.exploration = exploration
+        """UCT exploration constant."""
 
 
 LEVELS: Final[dict[str, Level]] = {
     "easy": Level(60, take_win=0.9, block=0.6, blunder=0.25, win3=False),
     "medium": Level(1500),
-    "hard": Level(15000, avoid3=True),
-    "max": Level(120000, avoid3=True),
+    "hard": Level(15000, avoid3=True, win_plies=7, avoid_plies=7, budget=3000),
+    "max": Level(120000, avoid3=True, win_plies=7, avoid_plies=7, budget=3000),
 }
 
 ACCEPT_BELOW: Final = 0.25
@@ -713,7 +805,14 @@ class TeekoBot(Bot):
         if not moves:
             return True
         cap = state.move_cap if state.move_cap > 0 else 1 << 30
-        search = Search(t, rng.getrandbits(32), smart=self.cfg.smart, depth=self.cfg.depth)
+        search = Search(
+            t,
+            rng.getrandbits(32),
+            self.cfg.exploration,
+            smart=self.cfg.smart,
+            depth=self.cfg.depth,
+            solver=self.cfg.solver,
+        )
         res = search.run_root(
             cur, oth, state.ply, cap, moves, [], self.cfg.iterations, should_stop, progress
         )
@@ -748,16 +847,46 @@ class TeekoBot(Bot):
             w3 = forced_win_in_3(t, cur, oth, candidates)
             if w3 != NO_MOVE:
                 return w3, 1.0, 0.0
+        # One node budget for all the deeper searches of this decision: half of it for our
+        # forced wins, the rest (and what they leave) for the opponent's.
+        budget = [cfg.budget // 2]
+        plies = 5
+        while plies <= cfg.win_plies:
+            w5 = forced_win_in(t, cur, oth, candidates, plies, budget)
+            if w5 != NO_MOVE:
+                return w5, 1.0, 0.0
+            plies += 2
         if cfg.avoid3 and len(candidates) > 1:
             sound = [m for m in candidates if not gives_forced_win_in_3(t, cur, oth, m)]
             if sound:
                 candidates = sound
+        budget[0] += cfg.budget - cfg.budget // 2
+        plies = 5
+        while plies <= cfg.avoid_plies and len(candidates) > 1 and budget[0] > 0:
+            sound = []
+            for k, m in enumerate(candidates):
+                each = [budget[0] // (len(candidates) - k)]  # a fair share of what is left
+                spent = each[0]
+                if not gives_forced_win_in(t, cur, oth, m, plies, each):
+                    sound.append(m)
+                budget[0] -= spent - each[0]
+            if not sound:
+                break
+            candidates = sound
+            plies += 2
         if len(candidates) == 1:
             return candidates[0], 0.5, 0.0
         if cfg.blunder > 0.0 and rng.random() < cfg.blunder:
             return candidates[rng.randrange(len(candidates))], 0.5, 0.0
         cap = state.move_cap if state.move_cap > 0 else 1 << 30
-        search = Search(t, rng.getrandbits(32), smart=self.cfg.smart, depth=self.cfg.depth)
+        search = Search(
+            t,
+            rng.getrandbits(32),
+            self.cfg.exploration,
+            smart=self.cfg.smart,
+            depth=self.cfg.depth,
+            solver=self.cfg.solver,
+        )
         res = search.run_root(
             cur,
             oth,
