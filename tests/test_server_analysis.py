@@ -4,42 +4,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from random import Random
 
 import pytest
-from teeko_stub import install
+from teeko_stub import ANALYSED_PLIES, finished_teeko_events, install
 
-import core
 from server.games import store
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-PLIES = ["a1", "a5", "b1", "b5", "c1", "c5", "e3", "d5"]  # Black wins with d5
-
-
-def teeko_log(squares: str = "axis") -> list[dict[str, object]]:
-    game = core.GAMES["teeko"]
-    rng = Random(0)
-    events = game.start({"squares": squares}, rng)
-    state = game.initial()
-    for e in events:
-        state = game.evolve(state, e)
-    for to in PLIES:
-        for e in game.decide(state, state.turn, {"type": "place", "to": to}, rng):
-            state = game.evolve(state, e)
-            events.append(e)
-    return events
-
 
 def test_analysis_of_a_finished_game(
     client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install(monkeypatch, tmp_path)
-    g = store.import_game("teeko", None, None, teeko_log())
+    g = store.import_game("teeko", None, None, finished_teeko_events())
     r = client.get(f"/api/games/{g.pk}/analysis/")
     assert r.status_code == 200, r.content
     a = r.json()
-    assert a["id"] == g.pk and a["squares"] == "axis" and len(a["plies"]) == len(PLIES)
+    assert a["id"] == g.pk and a["squares"] == "axis" and len(a["plies"]) == len(ANALYSED_PLIES)
     assert [(p["ply"], p["lost"]) for p in a["plies"] if p["lost"]] == [
         (6, "draw_to_loss"),
         (7, "win_to_loss"),
@@ -52,7 +33,7 @@ def test_analysis_errors_are_json_with_a_reason(
     client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))  # no table there
-    g = store.import_game("teeko", None, None, teeko_log("classic"))
+    g = store.import_game("teeko", None, None, finished_teeko_events("classic"))
     r = client.get(f"/api/games/{g.pk}/analysis/")
     assert r.status_code == 409
     err = r.json()["error"]
@@ -150,5 +131,5 @@ def test_hints_for_the_player_to_move_against_the_computer_only(
     r = client.get(f"/api/games/{ranked.pk}/hint/?seat=0",
                    headers={"X-Seat-Secret": ranked.guest_secrets[0]})
     assert r.status_code == 403 and "league" in r.json()["error"]["reason"]
-    finished = store.import_game("teeko", None, None, teeko_log())
+    finished = store.import_game("teeko", None, None, finished_teeko_events())
     assert client.get(f"/api/games/{finished.pk}/hint/?seat=0").status_code == 409
