@@ -8,6 +8,7 @@ import urllib.request
 
 import pytest
 from test_client_gui import app, by_text, start_local  # noqa: F401  (the module-scoped app fixture)
+from test_client_gui_clocks import connect_lobby
 
 from client_kivy import testing
 
@@ -24,8 +25,7 @@ def leave_as_found(app):  # noqa: F811
 def test_share_gives_the_game_page(app, daphne_server, server_runtime):  # noqa: F811
     from client_kivy.vm.net import Api
 
-    app.lobby.connect(daphne_server.http, name="Ann")
-    assert testing.wait_until(lambda: app.lobby.connected, 15)
+    connect_lobby(app, daphne_server)  # (this test's server, not an earlier test's)
     game = Api(daphne_server.http).create(
         "teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
         join={"seat": 0, "name": "Ann"})
