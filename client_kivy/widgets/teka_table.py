@@ -497,7 +497,32 @@ class TekaTable(BoardWidget):
         self.peek.open(animation=False)
 
 
-class HandSummary(ModalView):
+class TablePopup(ModalView):
+    """A card over the table (a hand's summary, the last trick): as tall as its body, as
+    wide as the window allows up to ``max_width``, gone at a tap anywhere."""
+
+    max_width = 460.0  # dp
+
+    def show_body(self, body: Any) -> None:
+        from kivy.core.window import Window
+
+        self.add_widget(body)
+        body.bind(height=lambda _w, h: setattr(self, "height", h))
+        Window.bind(size=self._fit)
+        self.bind(on_dismiss=lambda *_: Window.unbind(size=self._fit))
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        from kivy.core.window import Window
+
+        self.width = min(Window.width - dp(24), dp(self.max_width))
+
+    def on_touch_down(self, touch: Any) -> bool:
+        self.dismiss(animation=False)
+        return True
+
+
+class HandSummary(TablePopup):
     """After each hand: who bid what, made or failed, tricks, points and the match score.
     A tap anywhere (or "Next hand") closes it."""
 
@@ -538,22 +563,7 @@ class HandSummary(ModalView):
         close.bind(on_release=lambda *_: self.dismiss(animation=False))
         body.add_widget(close)
         self.body = body
-        self.add_widget(body)
-        from kivy.core.window import Window
-
-        body.bind(height=lambda _w, h: setattr(self, "height", h))
-        Window.bind(size=self._fit)
-        self.bind(on_dismiss=lambda *_: Window.unbind(size=self._fit))
-        self._fit()
-
-    def _fit(self, *_: Any) -> None:
-        from kivy.core.window import Window
-
-        self.width = min(Window.width - dp(24), dp(460))
-
-    def on_touch_down(self, touch: Any) -> bool:
-        self.dismiss(animation=False)
-        return True
+        self.show_body(body)
 
 
 class TrickCards(Widget):
@@ -582,9 +592,11 @@ class TrickCards(Widget):
                 x += w + dp(8)
 
 
-class LastTrick(ModalView):
+class LastTrick(TablePopup):
     """The last trick's four cards and its winner (a peek during the next trick); a tap
     anywhere or Close closes it."""
+
+    max_width = 420.0
 
     def __init__(self, last: dict[str, Any], name: Any, **kw: Any) -> None:
         super().__init__(size_hint=(None, None), background_color=(0, 0, 0, 0.45), **kw)
@@ -604,22 +616,7 @@ class LastTrick(ModalView):
         close = GButton(text="Close")
         close.bind(on_release=lambda *_: self.dismiss(animation=False))
         body.add_widget(close)
-        self.add_widget(body)
-        from kivy.core.window import Window
-
-        body.bind(height=lambda _w, h: setattr(self, "height", h))
-        Window.bind(size=self._fit)
-        self.bind(on_dismiss=lambda *_: Window.unbind(size=self._fit))
-        self._fit()
-
-    def _fit(self, *_: Any) -> None:
-        from kivy.core.window import Window
-
-        self.width = min(Window.width - dp(24), dp(420))
-
-    def on_touch_down(self, touch: Any) -> bool:
-        self.dismiss(animation=False)
-        return True
+        self.show_body(body)
 
 
 class ScoreChart(Widget):
