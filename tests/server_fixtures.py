@@ -73,6 +73,9 @@ def server_runtime(settings: Any) -> Iterator[Any]:
         time.sleep(0.02)
     runtime.BOTS.inflight.clear()
     runtime.BOTS.bot_seats.clear()
+    from server.leagues import ratings
+
+    ratings.drain()  # (a game finished on the loop is rated in a thread of its own)
     runtime.SHARDS.close_connections()
     runtime.ADB.forget()
     runtime.ASYNC_LOCKS.clear()

@@ -183,6 +183,12 @@ def _catch_up_apart() -> None:
         connection.close()  # (the pool's connection back, not kept by an idle thread)
 
 
+def drain(timeout: float = 30.0) -> None:
+    """Wait until the projector's thread has taken in what it was given (tests, before the
+    database is emptied under it)."""
+    _PROJECTOR.submit(lambda: None).result(timeout)
+
+
 def on_batch(batch: Any) -> None:
     """(store listener, after the commit) a batch that finished a game: catch up, in the
     committing thread, or in the projector's own thread when that is the event loop."""
