@@ -206,6 +206,32 @@ class Game:
         ``view(resample(view(s, v), v, rng), v) == view(s, v)`` for every seat ``v``."""
         raise NotImplementedError
 
+    def decide_result(self, state: Any, command: Any) -> list[Obj]:
+        """The events of a ``result`` command, the table organiser's result (``{"type":
+        "result", "winners": [...], "reason": ..., "scores": [...]}``), decided like any
+        other command: well formed (:func:`result_event`), the game not over, and a result
+        this game with its options can have (:meth:`result_problem`). Returns the one
+        ``result`` event; raises :class:`IllegalMoveError` saying why not."""
+        cmd = require_obj(command)
+        if cmd["type"] != RESULT:
+            raise IllegalMoveError("malformed", "a result command has the type 'result'")
+        if self.outcome(state) is not None:
+            raise IllegalMoveError("game_over", "the game is over: its result stands")
+        try:
+            event = result_event(self.seats(state), cmd.get("winners"), cmd.get("reason"),
+                                 cmd.get("scores"))
+        except OptionsError as exc:
+            raise IllegalMoveError("malformed", str(exc)) from None
+        problem = self.result_problem(state, event)
+        if problem is not None:
+            raise IllegalMoveError("illegal", problem)
+        return [event]
+
+    def result_problem(self, state: Any, event: Obj) -> str | None:
+        """Why the well-formed ``result`` event cannot be this game's result (its winners or
+        scores are impossible for the game and its options), or None. Games override it."""
+        return None
+
     def example_options(self) -> list[Obj]:
         """Representative raw option sets, every variant at least once (tests, benchmarks)."""
         return [{}]

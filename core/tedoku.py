@@ -611,6 +611,17 @@ class TedokuGame(Game):
             out.append({"type": "skip"})
         return out
 
+    def result_problem(self, state: Any, event: Obj) -> str | None:
+        scores = [int(x) for x in event["scores"]]
+        if not scores:
+            return None
+        if any(x < 0 for x in scores):
+            return "Tedoku scores are not negative"
+        winners = event["winners"]
+        if event["reason"] != "forfeit" and any(scores[w] < max(scores) for w in winners):
+            return "the winners have the highest score"
+        return None
+
     def outcome(self, state: Any) -> Outcome | None:
         st: TedokuState = state
         if not st.over:

@@ -609,6 +609,11 @@ class TeekoGame(Game):
                     )
         return out
 
+    def result_problem(self, state: Any, event: Obj) -> str | None:
+        if event["scores"]:
+            return "Teeko keeps no score: a result gives no scores"
+        return None
+
     def outcome(self, state: Any) -> Outcome | None:
         s: TeekoState = state
         if not s.over:

@@ -864,6 +864,32 @@ class TekaGame(Game):
                 out = [{"type": "cut"}]
         return out
 
+    def result_problem(self, state: Any, event: Obj) -> str | None:
+        """Teka is won by a partnership (seats 0 & 2 or 1 & 3); partners share a score; a
+        match played to the end is won by the side that reached the target, ahead of the
+        other; an adjudicated winner is not behind."""
+        st: TekaState = state
+        winners = [int(w) for w in event["winners"]]
+        if winners and winners not in ([0, 2], [1, 3]):
+            return ("Teka is won by a partnership: seats 0 & 2 or seats 1 & 3, "
+                    f"not {' & '.join(str(w) for w in winners)}")
+        scores = [int(x) for x in event["scores"]]
+        if not scores:
+            return None
+        if scores[0] != scores[2] or scores[1] != scores[3]:
+            return "partners share a score: seats 0 & 2 have one score, seats 1 & 3 another"
+        if not winners or event["reason"] == "forfeit":
+            return None
+        side = winners[0]
+        mine, theirs = scores[side], scores[1 - side]
+        if event["reason"] == "off_board":
+            if mine < st.target or mine <= theirs:
+                return (f"a match played to the end is won by the side that reached "
+                        f"{st.target} ahead of the other: not {mine}-{theirs}")
+        elif mine < theirs:
+            return f"the winners are not behind: {mine}-{theirs}"
+        return None
+
     def outcome(self, state: Any) -> Outcome | None:
         st: TekaState = state
         if st.phase != "over":

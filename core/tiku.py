@@ -730,6 +730,23 @@ class TikuGame(Game):
         out.append({"type": "resign"})
         return out
 
+    def result_problem(self, state: Any, event: Obj) -> str | None:
+        s: TikuState = state
+        scores = [int(x) for x in event["scores"]]
+        if not scores:
+            return None
+        if any(x < 0 for x in scores):
+            return "Tiku scores are not negative"
+        if not s.points:
+            if any(x > DISCS for x in scores):
+                return f"a Tiku score is the discs still in hand: 0 to {DISCS}"
+            return None
+        winners = event["winners"]
+        if event["reason"] == "off_board" and winners and scores[winners[0]] < s.target:
+            return (f"a match played to the end is won at {s.target} points: the winner "
+                    f"has {scores[winners[0]]}")
+        return None
+
     def outcome(self, state: Any) -> Outcome | None:
         s: TikuState = state
         if not s.over:

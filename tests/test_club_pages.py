@@ -39,11 +39,14 @@ def club(django_user_model, server_runtime):
     today = dt.date.today()
     season = Season.objects.create(league=league, name="Spring", start=today,
                                    end=today + dt.timedelta(days=60))
-    for _ in range(3):
-        for i, f in enumerate(fixtures.next_round(season)):
+    for _ in range(3):  # (the rounds after the first are dated later: opened early)
+        fixtures.next_round(season)
+        for i, f in enumerate(fixtures.open_round(season)
+                              or Fixture.objects.filter(season=season, round=1)):
             if f.game is not None:
                 finish(f.game.pk, i + f.round)
-    fixtures.next_round(season)  # round 4: not played yet
+    fixtures.next_round(season)  # round 4: opened, not played yet
+    fixtures.open_round(season)
     return league, season
 
 

@@ -118,15 +118,17 @@ def test_forfeit_adjudicate_void_from_the_admin(organiser, django_user_model, se
 
 @pytest.mark.django_db(transaction=True)
 def test_record_a_game_played_on_a_board(organiser, django_user_model, server_runtime):
-    for n in ("ann", "bob"):
+    for n in ("ann", "bob", "eve"):
         django_user_model.objects.create_user(n, password="pw")
     league = League.objects.create(name="Tuesday", kind="tiku")
+    league.members.set(django_user_model.objects.filter(username__in=["ann", "bob"]))
     url = "/admin/games/game/record/"
     assert "Record a game played on a board" in organiser.get("/admin/games/game/").content.decode()
     for bad in ({"kind": "tiku", "players": "ann"}, {"kind": "tiku", "players": "ann, zed"},
                 {"kind": "teeko", "players": "ann, bob", "league": league.pk},
                 {"kind": "tiku", "players": "ann, bob", "winners": "cid"},
-                {"kind": "tiku", "players": "ann, ann"}, {"kind": "chess", "players": "a, b"}):
+                {"kind": "tiku", "players": "ann, ann"}, {"kind": "chess", "players": "a, b"},
+                {"kind": "tiku", "players": "ann, eve", "league": league.pk}):
         r = organiser.post(url, bad)
         assert r.status_code == 200 and (b"errornote" in r.content or b"errorlist" in r.content)
     assert not Game.objects.exists()

@@ -101,14 +101,15 @@ def test_season_and_all_time_standings_from_the_games(django_user_model, server_
     old = Season.objects.create(league=league, name="Winter", start=today - dt.timedelta(100),
                                 end=today - dt.timedelta(11))
     ids = []
-    for a, b, seed in (("ann", "bob", 1), ("bob", "cid", 2), ("ann", "cid", 3)):
+    for a, b, seed, season in (("ann", "bob", 1, old), ("bob", "cid", 2, spring),
+                               ("ann", "cid", 3, spring)):
         g = store.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": a},
                                                           {"kind": "user", "username": b}],
-                              league=league)
+                              league=league, season=season)
         finish(g.pk, seed)
         ids.append(g.pk)
-    # one game finished in the old season's dates
-    Game.objects.filter(pk=ids[0]).update(finished_at=timezone.now() - dt.timedelta(days=20))
+    # a game counts in its own season, whatever day it finished (not by its date)
+    Game.objects.filter(pk=ids[1]).update(finished_at=timezone.now() - dt.timedelta(days=20))
     rows = season_table(spring)
     assert sum(r.played for r in rows) == 4 and {r.username for r in rows} == set(names)
     for r in rows:
@@ -118,6 +119,6 @@ def test_season_and_all_time_standings_from_the_games(django_user_model, server_
     # a new game's end is seen at once (no stale cache)
     g = store.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": "ann"},
                                                       {"kind": "user", "username": "bob"}],
-                          league=league)
+                          league=league, season=spring)
     finish(g.pk, 9)
     assert sum(r.played for r in season_table(spring)) == 6

@@ -69,6 +69,7 @@ class GameAdmin(admin.ModelAdmin):
         "code",
         "status",
         "league",
+        "season",
         "created_by",
         "created_at",
         "finished_at",
@@ -112,11 +113,12 @@ class GameAdmin(admin.ModelAdmin):
         return admin_urls(self) + super().get_urls()
 
     def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
-        """Only an open table's league may be changed here (to one of the game's kind: see
-        ``Game.clean``); a live or finished game is read only (its results are the log's)."""
+        """Only an open table's league and season may be changed here (to one of the game's
+        kind, a season of that league: see ``Game.clean``); a live or finished game is read
+        only (its results are the log's, its season is the table it counts in)."""
         fields = tuple(self.readonly_fields)
         if obj is not None and obj.status != Game.OPEN:
-            fields += ("league", "created_by")
+            fields += ("league", "season", "created_by")
         return fields
 
     def view_on_site(self, obj: Game) -> str:

@@ -70,6 +70,15 @@ class Game(models.Model):
     league = models.ForeignKey(
         League, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
     )
+    season = models.ForeignKey(
+        "leagues.Season",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="games",
+        help_text="the season the game counts in: its fixture's, or the one chosen when it "
+        "was created (none: it counts in the league's all-time table only)",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -85,13 +94,15 @@ class Game(models.Model):
         return f"{self.kind} #{self.pk} ({self.status})"
 
     def clean(self) -> None:
-        """A game joins only a league of its own kind."""
+        """A game joins only a league of its own kind, and a season of its league."""
         if self.league_id is not None:
             league = League.objects.filter(pk=self.league_id).first()
             if league is not None and league.kind != self.kind:
                 raise ValidationError(
                     {"league": f"{league.name} plays {league.kind}; this game is {self.kind}"}
                 )
+        if self.season_id is not None and self.season.league_id != self.league_id:
+            raise ValidationError({"season": "the season is one of the game's league"})
 
 
 class Seat(models.Model):

@@ -526,15 +526,22 @@ def append_result(
 ) -> SubmitResult:
     """End a game not yet over with a result decided by its organiser: one ``result``
     event appended to its log (:func:`core.api.result_event`: forfeit, adjudicated, void,
-    off_board), never a change of any row but the game's status. Raises OptionsError (bad
-    result, or the game is over), NotFound, StaleError (a move came first: try again)."""
-    from core.api import result_event
+    off_board), never a change of any row but the game's status. The rules core decides
+    the result like any command (``Game.decide_result``: well formed, and possible for the
+    game and its options: Teka's winners one partnership...). Raises OptionsError saying
+    why it is refused (or that the game is over), NotFound, StaleError (a move came first:
+    try again)."""
+    from core.api import RESULT
 
     e = entry(game_id, fresh=True)
     if e.finished or e.game.outcome(e.state) is not None:
         raise OptionsError("the game is over: its result stands (the log is permanent)")
-    event = result_event(e.num_seats, winners, reason, scores)
-    return submit(game_id, 0, None, e.seq, pre=[(None, event)])
+    command = {"type": RESULT, "winners": winners, "reason": reason, "scores": scores}
+    try:
+        events = e.game.decide_result(e.state, command)
+    except IllegalMoveError as exc:
+        raise OptionsError(exc.reason) from None
+    return submit(game_id, 0, None, e.seq, pre=[(None, ev) for ev in events])
 
 
 # --------------------------------------------------------------------------- creating
@@ -656,6 +663,26 @@ def _league(league: Any, kind: str) -> League | None:
     return league
 
 
+def _season(season: Any, league: League | None) -> Any:
+    """The season a new game counts in: ``season`` (a Season or its id) checked to be one of
+    ``league``'s, or None. Raises OptionsError."""
+    if season is None:
+        return None
+    from server.leagues.models import Season
+
+    if league is None:
+        raise OptionsError("a season is one of a league's: give the league too")
+    if not isinstance(season, Season):
+        if not isinstance(season, int) or isinstance(season, bool) or not 0 < season < 2**63:
+            raise OptionsError("season is a season id (a number)")
+        season = Season.objects.filter(pk=season).first()
+        if season is None:
+            raise OptionsError("no such season")
+    if season.league_id != league.pk:
+        raise OptionsError(f"the season {season.name!r} is not one of {league.name!r}")
+    return season
+
+
 def _new_code() -> str:
     from .models import new_join_code
 
@@ -677,6 +704,7 @@ def _store_game(
     times: list[datetime] | None = None,
     created_at: datetime | None = None,
     table: dict[str, Any] | None = None,
+    season: Any = None,
 ) -> tuple[Game, dict[int, str]]:
     """Store a new game with its first ``records``. Times: the game's ``created_at`` and its
     events' are the transaction's ``now()`` (so the game is never created after its first
@@ -685,12 +713,14 @@ def _store_game(
     n = int(options["seats"])
     outcome = cg.outcome(state) if records else None
     with transaction.atomic():
+        in_league = _league(league, kind)
         game = Game(
             kind=kind,
             options=options,
             num_seats=n,
             code=_new_code(),
-            league=_league(league, kind),
+            league=in_league,
+            season=_season(season, in_league),
             created_by=created_by,
         )
         game.save()
@@ -737,11 +767,13 @@ def create_game(
     created_by: Any = None,
     rng: Random | None = None,
     table: Any = None,
+    season: Any = None,
 ) -> Game:
     """Create a game and append its start events. ``seats``: one spec per seat, e.g.
     ``{"kind": "open"}``, ``{"kind": "bot", "level": 2}``, ``{"kind": "user", "username": "ann"}``
     or ``{"kind": "guest", "name": "Bob"}`` (missing seats are open). ``table``: time rules
-    (see :func:`server.games.clocks.parse_rules`; None: none). Guest secrets are on
+    (see :func:`server.games.clocks.parse_rules`; None: none). ``season``: the season of
+    ``league`` the game counts in (a Season or its id; None: none). Guest secrets are on
     ``game.guest_secrets`` ({seat: secret}). Raises OptionsError."""
     cg = _game_kind(kind)
     opts = cg.options(options if options is not None else {})
@@ -753,7 +785,7 @@ def create_game(
     for ev in events:
         state = cg.evolve(state, ev)
     game, guest_secrets = _store_game(
-        kind, opts, seats, records, state, league, created_by, table=rules
+        kind, opts, seats, records, state, league, created_by, table=rules, season=season
     )
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     game.seating = seating(events)  # type: ignore[attr-defined]
@@ -800,6 +832,7 @@ def import_game(
     *,
     times: list[datetime] | None = None,
     created_at: datetime | None = None,
+    season: Any = None,
 ) -> Game:
     """Store a recorded log (with its hash chain). ``events`` are event objects, or records
     ``{"seat": s, "event": {...}}`` as exported by the HTTP log endpoint. The log is checked by
@@ -848,7 +881,7 @@ def import_game(
         elif created_at > times[0]:
             raise OptionsError("times: the game is created before its first event")
     game, guest_secrets = _store_game(
-        kind, opts, seats, records, state, league, created_by, times, created_at
+        kind, opts, seats, records, state, league, created_by, times, created_at, season=season
     )
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     return game

@@ -132,6 +132,7 @@ def game_json(
         "outcome": g.outcome,
         "table": table.get(g.pk),
         "league": g.league_id,
+        "season": g.season_id,
         "ws": f"/ws/games/{g.pk}/",
     }
 
@@ -216,6 +217,7 @@ def kinds(request: HttpRequest) -> Any:
 def games(request: HttpRequest) -> Any:
     if request.method == "POST":
         return create(request)
+    open_due_fixtures()
     qs = Game.objects.all().select_related("league").prefetch_related("seat_set")
     status = request.GET.get("status")
     if status:
@@ -238,6 +240,13 @@ def games(request: HttpRequest) -> Any:
     seqs = last_seqs(rows)
     table = clocks.table_rules([g.pk for g in rows])
     return {"games": [game_json(g, seqs.get(g.pk, 0), table) for g in rows]}
+
+
+def open_due_fixtures() -> None:
+    """(the lists of tables) league fixtures whose date has come become tables."""
+    from server.leagues.fixtures import open_due_now
+
+    open_due_now()
 
 
 def query_id(raw: str, what: str) -> int:
@@ -275,6 +284,7 @@ def create(request: HttpRequest) -> Any:
             league=data.get("league"),
             created_by=user,
             table=data.get("table"),
+            season=data["season"] if "season" in data else running_season(data.get("league")),
         )
         refused = create_refused(user, game)
         if refused is not None:  # (raised inside the transaction: nothing is created)
@@ -282,6 +292,9 @@ def create(request: HttpRequest) -> Any:
         guest_secrets = {str(k): v for k, v in game.guest_secrets.items()}  # type: ignore[attr-defined]
         joined = None
         if join is not None:
+            refused = join_refused(user, game)
+            if refused is not None:
+                raise ApiError(403, "forbidden", refused)
             place = join.get("seat")
             seat = store.table_seat(game, place) if place is not None else None
             try:
@@ -317,7 +330,28 @@ def create_refused(user: Any, game: Game) -> str | None:
             return refused
     me = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
     others = [s.name for s in game.seat_set.all() if s.kind == s.USER and s.user_id != me]
-    return access.may_reserve_for(user, others)
+    refused = access.may_reserve_for(user, others)
+    if refused is None and game.league_id is not None:
+        refused = access.league_seats_refused(user, game)
+    return refused
+
+
+def join_refused(user: Any, game: Game) -> str | None:
+    """Why ``user`` may not take an open seat of ``game`` (a league game's seats are for its
+    members, as themselves), or None."""
+    from server.leagues import access
+
+    return access.may_join(user, game)
+
+
+def running_season(league: Any) -> Any:
+    """The season a new game of ``league`` (its id, as given) counts in when the request
+    names none: the league's one season running today, else none."""
+    if not isinstance(league, int) or isinstance(league, bool) or not 0 < league < 2**63:
+        return None  # (no league, or a bad one: create_game says why)
+    from server.leagues.models import Season
+
+    return Season.running(league)
 
 
 @api(("GET",))
@@ -341,6 +375,9 @@ def by_code(code: Any) -> Game:
 
 def _join(request: HttpRequest, game_id: int) -> Any:
     data = body(request)
+    refused = join_refused(request.api_user, get_game(game_id))  # type: ignore[attr-defined]
+    if refused is not None:
+        raise ApiError(403, "forbidden", refused)
     seat, secret = store.join_seat(
         game_id,
         data.get("seat"),
@@ -575,6 +612,7 @@ def home(request: HttpRequest) -> HttpResponse:
     latest finished games and the league standings (refreshes itself every 30 s)."""
     if request.method not in ("GET", "HEAD"):
         return error(405, "method_not_allowed", "use GET")
+    open_due_fixtures()
 
     def rows(status: str) -> list[dict[str, Any]]:
         games_ = list(

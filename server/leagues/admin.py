@@ -56,7 +56,9 @@ class FixtureInline(admin.TabularInline):
     def result(self, obj: Fixture) -> str:
         from server.games.views import outcome_text
 
-        return outcome_text(obj.game) if obj.game is not None else "-"
+        if obj.game is None:
+            return "-" if obj.bye else "scheduled (the table opens with its round)"
+        return outcome_text(obj.game) or obj.game.status
 
     @admin.display(description="game")
     def links(self, obj: Fixture) -> Any:
@@ -81,13 +83,32 @@ def standings_html(rows: list[standings.Row]) -> str:
 
 @admin.register(Season)
 class SeasonAdmin(admin.ModelAdmin):
-    list_display = ("name", "league", "start", "end", "scoring", "pairing")
+    list_display = ("name", "league", "start", "end", "scoring", "pairing", "overlaps")
     list_filter = ("league", "scoring")
     search_fields = ("name", "league__name")
     date_hierarchy = "start"
     readonly_fields = ("standings_table",)
     inlines = [FixtureInline]
-    actions = ["generate_next_round"]
+    actions = ["generate_next_round", "open_next_round"]
+
+    @admin.display(description="overlaps")
+    def overlaps(self, obj: Season) -> str:
+        """The league's other seasons whose dates overlap this one's (a warning: a game
+        still counts in one season only, its own)."""
+        return ", ".join(s.name for s in obj.overlapping()) or "-"
+
+    def save_model(self, request: Any, obj: Season, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        other = obj.overlapping()
+        if other:
+            self.message_user(
+                request,
+                f"{obj} overlaps {', '.join(f'{s.name} ({s.start} to {s.end})' for s in other)}"
+                ": each game counts in one season only (its fixture's, or the one chosen when "
+                "it is created); games created without naming a season in those dates count "
+                "in no season",
+                messages.WARNING,
+            )
 
     def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
         """A season with fixtures keeps its league (its fixtures' games are that league's)."""
@@ -111,12 +132,27 @@ class SeasonAdmin(admin.ModelAdmin):
                 continue
             games = sum(1 for f in made if not f.bye)
             byes = len(made) - games
+            opened = any(f.game_id is not None for f in made)
             self.message_user(
                 request,
                 f"{season}: round {made[0].round} on {made[0].date}: {games} games"
-                + (f", {byes} bye" + ("s" if byes > 1 else "") if byes else ""),
+                + (f", {byes} bye" + ("s" if byes > 1 else "") if byes else "")
+                + ("" if opened or not games else
+                   " (scheduled: the tables open on that date, or with Open the next round)"),
                 messages.SUCCESS,
             )
+
+    @admin.action(description="Open the next scheduled round (its fixtures become tables)")
+    def open_next_round(self, request: Any, queryset: Any) -> None:
+        for season in queryset.select_related("league"):
+            opened = fixtures.open_round(season, created_by=request.user)
+            if not opened:
+                self.message_user(request, f"{season}: no scheduled round to open",
+                                  messages.WARNING)
+                continue
+            self.message_user(
+                request, f"{season}: round {opened[0].round} opened: {len(opened)} tables",
+                messages.SUCCESS)
 
     @admin.display(description="standings")
     def standings_table(self, obj: Season) -> Any:

@@ -31,8 +31,8 @@ STALE_AFTER = timedelta(hours=12)
 
 
 class SeasonFilter(admin.SimpleListFilter):
-    """Games of a season: its fixtures' games and its league's games finished in its
-    dates."""
+    """Games of a season: those linked to it (its fixtures' games and the games created in
+    it)."""
 
     title = "season"
     parameter_name = "season"
@@ -48,13 +48,7 @@ class SeasonFilter(admin.SimpleListFilter):
             len(raw) < 19 else None
         if season is None:
             return queryset.none()
-        from django.db.models import Q
-
-        return queryset.filter(
-            Q(fixture__season=season)
-            | Q(league_id=season.league_id, finished_at__date__gte=season.start,
-                finished_at__date__lte=season.end)
-        ).distinct()
+        return queryset.filter(season=season)
 
 
 def players(game: Game) -> str:

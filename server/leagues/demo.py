@@ -64,7 +64,8 @@ def _play_round(season: Season, number: int, players: list[int], users: dict[int
         times = _times(day, i, len(recs))
         game = store.import_game(
             league.kind, None, [{"kind": "user", "user": users[p]} for p in seats], recs,
-            league=league, times=times, created_at=times[0] - dt.timedelta(minutes=2))
+            league=league, times=times, created_at=times[0] - dt.timedelta(minutes=2),
+            season=season)
         made.append(Fixture(season=season, round=number, table=i, date=day,
                             players=list(seats), game=game))
     for j, p in enumerate(rnd.byes, start=len(rnd.tables) + 1):
@@ -101,7 +102,8 @@ def load_club_demo(log: Any = print) -> bool:
             _play_round(autumn, number, ids, users, 1000 + number)
         for number in range(1, 3):  # two Swiss rounds
             _play_round(winter, number, ids, users, 2000 + number)
-        # round 3 this week: one game adjudicated (abandoned mid-game), one played on a board
+        # round 3 (dated a week ago, so its tables are open): one game adjudicated
+        # (abandoned mid-game), one played on a board, one still live
         made = fixtures.next_round(winter)
     first, second = made[0], made[1]
     assert first.game is not None and second.game is not None

@@ -1,27 +1,37 @@
-"""Generating a season's next round: fixtures, each with its game made and the seats
-reserved for the named players (a bot for a missing one), or a bye."""
+"""Generating a season's next round: fixtures, each a table of named players (a bot for a
+missing one) or a bye. A fixture is *scheduled* until its round is opened (the admin's
+"Open the next round", or its date comes: :func:`open_due`); then its game is made, linked
+to the season, with the seats reserved for its players, and it is a table like any other."""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import time
 from collections import Counter
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from server.games import store
 
 from . import pairing, standings
 from .models import Fixture, Season
 
+log = logging.getLogger("server.leagues")
+
 TWO_PLAYER = ("teeko", "tiku")
 
 
-def next_round(season: Season, created_by: Any = None) -> list[Fixture]:
+def next_round(season: Season, created_by: Any = None,
+               today: dt.date | None = None) -> list[Fixture]:
     """Make the season's next round (all or nothing) and return its fixtures. Players are
-    the league's members (by id). Raises ValueError when there is nobody to pair."""
+    the league's members (by id). The round is dated a week after the previous one; dated
+    today or earlier, it is opened at once (its games made), else it is scheduled. Raises
+    ValueError when there is nobody to pair."""
     league = season.league
     players = sorted(league.members.values_list("pk", flat=True))
     kind = league.kind
@@ -34,22 +44,77 @@ def next_round(season: Season, created_by: Any = None) -> list[Fixture]:
         number = last + 1
         rnd = plan(season, kind, players, number)
         date = min(season.start + dt.timedelta(days=7 * (number - 1)), season.end)
-        users = {u.pk: u for u in get_user_model().objects.filter(pk__in=players)}
-        made = []
-        for i, seats in enumerate(rnd.tables, start=1):
-            specs = [
-                {"kind": "user", "user": users[p]} if p is not None else {"kind": "bot"}
-                for p in seats
-            ]
-            options = {"seats": len(seats)} if kind == "tedoku" else {}
-            game = store.create_game(kind, options, specs, league=league, created_by=created_by)
-            made.append(Fixture(season=season, round=number, table=i, date=date,
-                                players=list(seats), game=game))
+        made = [Fixture(season=season, round=number, table=i, date=date, players=list(seats))
+                for i, seats in enumerate(rnd.tables, start=1)]
         for j, p in enumerate(rnd.byes, start=len(rnd.tables) + 1):
             made.append(Fixture(season=season, round=number, table=j, date=date,
                                 players=[p], bye=True))
         Fixture.objects.bulk_create(made)
-    return made
+        if date <= (today or timezone.localdate()):
+            open_round(season, number, created_by)
+    return list(season.fixtures.filter(round=number).select_related("game"))
+
+
+def open_round(season: Season, number: int | None = None,
+               created_by: Any = None) -> list[Fixture]:
+    """Open round ``number`` of the season (default: its first round with a scheduled
+    fixture): each scheduled fixture's game is made, in the season, its seats reserved for
+    the fixture's players. Returns the fixtures opened (none when nothing was scheduled)."""
+    with transaction.atomic():
+        scheduled = (Fixture.objects.select_for_update()
+                     .filter(season=season, bye=False, game__isnull=True))
+        if number is None:
+            first = scheduled.order_by("round").values_list("round", flat=True).first()
+            if first is None:
+                return []
+            number = first
+        todo = list(scheduled.filter(round=number).order_by("table"))
+        ids = {p for f in todo for p in f.players if p is not None}
+        users = {u.pk: u for u in get_user_model().objects.filter(pk__in=ids)}
+        kind = season.league.kind
+        for f in todo:
+            specs = [
+                {"kind": "user", "user": users[p]} if p is not None else {"kind": "bot"}
+                for p in f.players
+            ]
+            options = {"seats": len(f.players)} if kind == "tedoku" else {}
+            f.game = store.create_game(kind, options, specs, league=season.league,
+                                       created_by=created_by, season=season)
+            f.save(update_fields=["game"])
+    return todo
+
+
+def open_due(today: dt.date | None = None) -> int:
+    """Open every scheduled fixture whose date has come (on or before ``today``). Returns
+    how many games were made."""
+    today = today or timezone.localdate()
+    due = (Fixture.objects.filter(bye=False, game__isnull=True, date__lte=today)
+           .values_list("season_id", "round").distinct())
+    opened = 0
+    for season_id, number in sorted(set(due)):
+        season = Season.objects.select_related("league").get(pk=season_id)
+        opened += len(open_round(season, number))
+    return opened
+
+
+_checked = [0.0]
+DUE_CHECK_EVERY = 30.0
+"""Seconds between two looks for fixtures whose date has come (:func:`open_due_now`)."""
+
+
+def open_due_now() -> None:
+    """Open the fixtures whose date has come, looking at most every
+    :data:`DUE_CHECK_EVERY` seconds in this process: called by the pages and the API that
+    list the tables (the front page, the TV's and the app's list of games), so a round
+    opens on its date without anyone opening it."""
+    now = time.monotonic()
+    if _checked[0] and now - _checked[0] < DUE_CHECK_EVERY:
+        return
+    _checked[0] = now
+    try:
+        open_due()
+    except Exception:  # (a listing never fails for it: the next look tries again)
+        log.exception("could not open the fixtures whose date has come")
 
 
 def plan(season: Season, kind: str, players: list[int], number: int) -> pairing.Round:

@@ -6,9 +6,12 @@ by :mod:`.ratings` (and rebuilt from scratch by ``manage.py rebuild_ratings``)."
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils import timezone
 
 from server.games.models import League
 
@@ -117,6 +120,22 @@ class Season(models.Model):
             errors["placings"] = "scoring by placings needs the points of each placing"
         if errors:
             raise ValidationError(errors)
+
+    @staticmethod
+    def running(league_id: int, day: dt.date | None = None) -> Season | None:
+        """The league's one season whose dates contain ``day`` (default today), or None
+        when there is none or several overlap there (a game then names its season)."""
+        day = day or timezone.localdate()
+        found = list(Season.objects.filter(league_id=league_id, start__lte=day,
+                                           end__gte=day)[:2])
+        return found[0] if len(found) == 1 else None
+
+    def overlapping(self) -> list[Season]:
+        """The other seasons of the league whose dates overlap this one's."""
+        if not (self.league_id and self.start and self.end):
+            return []
+        return list(Season.objects.filter(league_id=self.league_id, start__lte=self.end,
+                                          end__gte=self.start).exclude(pk=self.pk))
 
     def tiebreak_list(self) -> list[str]:
         return parse_tiebreaks(self.tiebreaks or "")

@@ -42,6 +42,7 @@ def rated(r: Result) -> bool:
     players = r.players
     return (
         not r.void
+        and r.counts
         and len(players) >= 2
         and all(p is not None for p in players)
         and len(set(players)) == len(players)

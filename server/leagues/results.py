@@ -30,6 +30,7 @@ from server.games import store
 from server.games.models import KIND_CHOICES, Game, League
 
 from .access import is_organiser
+from .models import Season
 
 REASONS = [
     ("adjudicated", "adjudicated: the organiser names the winners"),
@@ -97,6 +98,9 @@ class DecideForm(forms.Form):
 
 class RecordForm(forms.Form):
     league = forms.ModelChoiceField(League.objects.all(), required=False)
+    season = forms.ModelChoiceField(
+        Season.objects.select_related("league"), required=False,
+        help_text="the season of the league it counts in (none: the all-time table only)")
     kind = forms.ChoiceField(choices=KIND_CHOICES)
     players = forms.CharField(
         max_length=400, help_text="usernames in seat order, comma separated (Teka: partners "
@@ -113,6 +117,9 @@ class RecordForm(forms.Form):
             return data
         if league is not None and league.kind != kind:
             raise forms.ValidationError(f"{league.name} plays {league.kind}, not {kind}")
+        season = data.get("season")
+        if season is not None and (league is None or season.league_id != league.pk):
+            raise forms.ValidationError(f"the season {season} is not one of the league's")
         names = [x.strip() for x in data["players"].split(",") if x.strip()]
         game = core.GAMES[kind]
         if not game.min_seats <= len(names) <= game.max_seats or len(names) < 2:
@@ -125,6 +132,13 @@ class RecordForm(forms.Form):
         missing = [x for x in names if x not in users]
         if missing:
             raise forms.ValidationError(f"no player called {missing[0][:40]!r}")
+        if league is not None:
+            members = set(league.members.values_list("pk", flat=True))
+            outsiders = [x for x in names if users[x].pk not in members]
+            if outsiders:
+                raise forms.ValidationError(
+                    f"{', '.join(outsiders)[:80]} is not a member of {league.name}: a league "
+                    "game is between its members")
         won = [x.strip() for x in (data.get("winners") or "").split(",") if x.strip()]
         if any(w not in names for w in won):
             raise forms.ValidationError("the winners are among the players")
@@ -142,13 +156,14 @@ class RecordForm(forms.Form):
 
 def record_off_board(kind: str, users: list[Any], winners: list[int],
                      scores: list[int] | None, league: League | None = None,
-                     created_by: Any = None) -> Game:
+                     created_by: Any = None, season: Season | None = None) -> Game:
     """A game played on a physical board, in one transaction: the game with its players'
-    seats and start events, then its ``result`` event (``off_board``)."""
+    seats and start events, then its ``result`` event (``off_board``), which the rules core
+    decides (an impossible result is refused, OptionsError, and nothing is stored)."""
     options: dict[str, Any] = {"seats": len(users)} if kind == "tedoku" else {}
     with transaction.atomic():
         game = store.create_game(kind, options, [{"kind": "user", "user": u} for u in users],
-                                 league=league, created_by=created_by)
+                                 league=league, created_by=created_by, season=season)
         store.append_result(game.pk, winners, "off_board", scores)
     return Game.objects.get(pk=game.pk)
 
@@ -193,7 +208,7 @@ def record_view(model_admin: Any, request: HttpRequest) -> HttpResponse:
         d = form.cleaned_data
         try:
             game = record_off_board(d["kind"], d["seat_users"], d["winner_seats"],
-                                    d["score_list"], d["league"], request.user)
+                                    d["score_list"], d["league"], request.user, d["season"])
         except OptionsError as exc:
             form.add_error(None, str(exc))
         else:

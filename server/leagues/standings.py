@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from django.db import connection
@@ -46,6 +46,9 @@ class Result:
     winners: list[int]
     scores: list[int]
     reason: str
+    counts: bool = True
+    """a game of a league counts in its tables and the ratings only when it is a real league
+    game (:func:`league_game`); a game outside any league always does"""
 
     @property
     def adjudicated(self) -> bool:
@@ -81,22 +84,19 @@ class Result:
         return a != b and not (self.kind == "teka" and a % 2 == b % 2)
 
 
-def results(
-    league: League | int, start: date | None = None, end: date | None = None
-) -> list[Result]:
-    """The league's finished games (finished on ``start``..``end`` inclusive when given), in
-    the order they finished. Two queries."""
+def results(league: League | int, season: Season | int | None = None) -> list[Result]:
+    """The league's finished games (those of ``season`` when given: the games linked to it,
+    whatever their dates), in the order they finished. A few queries."""
     league_id = league if isinstance(league, int) else league.pk
     games = Game.objects.filter(league_id=league_id, status=Game.FINISHED)
-    if start is not None:
-        games = games.filter(finished_at__date__gte=start)
-    if end is not None:
-        games = games.filter(finished_at__date__lte=end)
+    if season is not None:
+        games = games.filter(season_id=season if isinstance(season, int) else season.pk)
     return results_of(games)
 
 
 _RESULTS_SQL = """
-SELECT g.id, g.kind, g.finished_at, g.outcome::text, g.num_seats,
+SELECT g.id, g.kind, g.finished_at, g.outcome::text, g.num_seats, g.league_id,
+       g.created_by_id, EXISTS (SELECT 1 FROM leagues_fixture f WHERE f.game_id = g.id),
        array_agg(s.number), array_agg(s.kind), array_agg(s.user_id),
        array_agg(s.secret <> '')
 FROM games_game g LEFT JOIN games_seat s ON s.game_id = g.id
@@ -106,35 +106,85 @@ ORDER BY g.finished_at, g.id
 """
 
 
+def league_game(seats: list[tuple[str, int | None, bool]], members: set[int],
+                bots_allowed: bool) -> bool:
+    """Whether a game of a league with these seats ((kind, user id, guest secret) each) is a
+    real league game: every seat a member of the league as themselves (one seat each) or, in
+    a fixture or a game an organiser made, a bot; a seat its player left and a bot finished
+    counts as that player's. No guest, no open seat, no bot a member seated herself."""
+    users = []
+    for skind, uid, secret in seats:
+        if skind == Seat.USER or (skind == Seat.BOT and uid is not None):
+            users.append(uid)
+        elif skind != Seat.BOT or secret or not bots_allowed:
+            return False
+    return len(set(users)) == len(users) and all(u in members for u in users)
+
+
 def results_of(games: Any) -> list[Result]:
     """:class:`Result` of each finished game of the queryset ``games``, in the order they
-    finished (then by id). One query (the seats aggregated per game)."""
+    finished (then by id). One query (the seats aggregated per game), and two more when
+    some are league games (their leagues' members, the organisers who made them)."""
     sql, params = games.values("id").query.sql_with_params()
     with connection.cursor() as cur:
         cur.execute(_RESULTS_SQL.format(games=sql), params)
         rows = cur.fetchall()
+    leagues = {r[5] for r in rows if r[5] is not None}
+    members: dict[int, set[int]] = {lg: set() for lg in leagues}
+    organisers: set[int] = set()
+    if leagues:
+        for lg, uid in League.members.through.objects.filter(league_id__in=leagues) \
+                .values_list("league_id", "user_id"):
+            members[lg].add(uid)
+        organisers = organiser_ids({r[6] for r in rows if r[5] is not None and r[6]})
     out = []
-    for gid, kind, finished_at, outcome_text, n, numbers, kinds, users, secrets in rows:
+    for (gid, kind, finished_at, outcome_text, n, league_id, created_by, fixture, numbers,
+         kinds, users, secrets) in rows:
         players: list[int | None] = [None] * n
         left = [False] * n
+        seats: list[tuple[str, int | None, bool]] = []
         for number, skind, uid, secret in zip(numbers, kinds, users, secrets, strict=True):
             if number is None or not 0 <= number < n:
                 continue
+            seats.append((skind, uid, bool(secret)))
             if skind == Seat.USER:
                 players[number] = uid
             elif skind == Seat.BOT:
                 players[number] = uid
                 left[number] = uid is not None or bool(secret)
         o = json.loads(outcome_text) if outcome_text else {}
+        counts = league_id is None or (
+            len(seats) == n
+            and league_game(seats, members[league_id], fixture or created_by in organisers)
+        )
         out.append(
             Result(
                 gid, kind, finished_at, players, left,
                 [int(w) for w in o.get("winners", [])],
                 [int(x) for x in o.get("scores", []) or []],
                 str(o.get("reason", "")),
+                counts,
             )
         )
     return out
+
+
+def organiser_ids(user_ids: set[int]) -> set[int]:
+    """Those of ``user_ids`` who are organisers (``access.is_organiser``: active, with the
+    permission directly, through a group, or a superuser)."""
+    if not user_ids:
+        return set()
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+    from django.db.models import Q
+
+    perm = Permission.objects.filter(content_type__app_label="leagues",
+                                     codename="organise_league").first()
+    q = Q(is_superuser=True)
+    if perm is not None:
+        q |= Q(user_permissions=perm) | Q(groups__permissions=perm)
+    return set(get_user_model().objects.filter(q, pk__in=user_ids, is_active=True)
+               .values_list("pk", flat=True))
 
 
 @dataclass
@@ -181,7 +231,8 @@ def table(
 ) -> list[Row]:
     """The standings of these results, best first (``rank`` 1, 2, ...; equal rows after every
     tie-break share a rank). ``members`` get a row even without a game; ``names``: usernames
-    (looked up when None). Void results are not counted."""
+    (looked up when None). Void results, and games of a league that are no real league
+    games (:attr:`Result.counts`), are not counted."""
     scheme = scheme or Scheme()
     rows: dict[int, Row] = {}
 
@@ -193,7 +244,7 @@ def table(
 
     for uid in members or []:
         row(uid)
-    counted = [r for r in res if not r.void]
+    counted = [r for r in res if not r.void and r.counts]
     # per game: (user, place, placing points) and pairs of opponents' places
     per_game: list[tuple[Result, list[int]]] = []
     for r in counted:
@@ -274,15 +325,15 @@ def _version(league_id: int) -> tuple[Any, ...]:
 
 
 def season_table(season: Season) -> list[Row]:
-    """A season's standings: the league's games finished within the season's dates, its
-    scheme, its league's members listed even without a game."""
+    """A season's standings: the finished games linked to the season (its fixtures', and
+    those created in it: ``Game.season``), its scheme, its league's members listed even
+    without a game."""
     members = members_of(season.league_id)
-    key = ("season", season.pk, season.start, season.end, season.scoring, season.points_win,
+    key = ("season", season.pk, season.scoring, season.points_win,
            season.points_draw, season.points_loss, season.placings, season.tiebreaks,
            _version(season.league_id), tuple(members))
     return _cached(key, lambda: table(
-        results(season.league_id, season.start, season.end), Scheme.of(season),
-        members=members,
+        results(season.league_id, season), Scheme.of(season), members=members,
     ))
 
 

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_safe
 from server.games.models import Game, League, Seat
 from server.games.views import outcome_text
 
-from . import ratings, standings
+from . import fixtures, ratings, standings
 from .models import Fixture, Rating, Season
 
 CHART_W, CHART_H, PAD = 640, 200, 34
@@ -157,7 +157,7 @@ def _fixture_rows(season: Season, all_rounds: bool) -> tuple[list[dict[str, Any]
                          "user": p is not None} for p in f.players],
             "bye": f.bye,
             "game": g.pk if g else None,
-            "status": g.status if g else "",
+            "status": g.status if g else "" if f.bye else "scheduled",
             "result": outcome_text(g, seats.get(g.pk, [])) if g and g.outcome else "",
         })
     return list(rounds.values()), last
@@ -166,6 +166,7 @@ def _fixture_rows(season: Season, all_rounds: bool) -> tuple[list[dict[str, Any]
 @require_safe
 def league_page(request: HttpRequest, league_id: int) -> HttpResponse:
     lg = _league(league_id)
+    fixtures.open_due_now()
     seasons = list(lg.seasons.all())
     season = _season(seasons, request)
     rows = standings.season_table(season) if season else standings.all_time_table(lg)

@@ -107,8 +107,8 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
         User.objects.bulk_create(users)
         users = list(User.objects.filter(username__in=[u.username for u in users]).order_by("pk"))
         league.members.set(users)
-        Season.objects.create(league=league, name="Bench season",
-                              start=(now - dt.timedelta(days=365)).date(), end=now.date())
+        season = Season.objects.create(league=league, name="Bench season",
+                                       start=(now - dt.timedelta(days=365)).date(), end=now.date())
         strength = [rng.gauss(0, 1) for _ in users]
         teeko = core.GAMES["teeko"]
         options = teeko.options({})
@@ -127,7 +127,7 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
                 outcome = teeko.outcome(core.api.fold(teeko, [*start, ev]))
                 assert outcome is not None
                 rows.append(Game(kind="teeko", options=options, num_seats=2,
-                                 status=Game.FINISHED, league=league,
+                                 status=Game.FINISHED, league=league, season=season,
                                  code=f"B{base + i:07d}", finished_at=at,
                                  outcome=outcome.to_json()))
                 specs.append((a, b, at, ev))
