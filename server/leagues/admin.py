@@ -83,7 +83,7 @@ def standings_html(rows: list[standings.Row]) -> str:
 
 @admin.register(Season)
 class SeasonAdmin(admin.ModelAdmin):
-    list_display = ("name", "league", "start", "end", "scoring", "pairing", "overlaps")
+    list_display = ("name", "league", "start", "end", "overlaps", "pairing", "scoring")
     list_filter = ("league", "scoring")
     search_fields = ("name", "league__name")
     date_hierarchy = "start"
