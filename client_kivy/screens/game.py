@@ -207,6 +207,9 @@ class GameScreen(Screen):
         if s.outcome is not None and not self._banner_shown and s.handoff is None:
             self._banner_shown = True
             self.show_banner()
+        elif s.outcome is None and self._banner_shown:  # the end taken back: play goes on
+            self._banner_shown = False
+            self._drop_banner()
         if self.moves_view is not None:
             self.moves_view.lines = move_list(s.events, [s.player_name(i) for i in
                                                           range(len(s.players))])

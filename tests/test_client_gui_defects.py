@@ -1,0 +1,174 @@
+"""The app's defects found by touch at 360x740, 740x360, 800x1280 and 1280x800: each test
+drives the real offscreen window by touch and fails on the code before its fix."""
+
+from __future__ import annotations
+
+from random import Random
+
+import pytest
+from test_client_gui import app, buttons, by_text, find, person, start_local  # noqa: F401
+
+from client_kivy import layoutcheck, testing
+
+testing.headless(960, 640)
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture(autouse=True)
+def back_to_tablet_size(app):  # noqa: F811
+    yield
+    app.leave_game()
+    testing.set_size(1280, 800)
+
+
+def at(w, h):
+    from kivy.metrics import dp
+
+    testing.set_size(int(dp(w)), int(dp(h)))
+    testing.pump(4)
+
+
+def bot(name="Computer", level="easy"):
+    return {"name": name, "kind": "bot", "level": level}
+
+
+def finish(s, seed=1):
+    """Random legal moves (placements and moves, no resign) until the game is over."""
+    rng = Random(seed)
+    while s.outcome is None:
+        if s.handoff is not None:
+            s.confirm_handoff()
+            continue
+        moves = [c for c in s.legal if c.get("type") not in
+                 ("resign", "offer_draw", "accept_draw", "decline_draw")]
+        s.send(rng.choice(moves))
+
+
+# -- 1. saved games: Resume and Delete inside the window at every size ------------------------
+@pytest.mark.parametrize("size", [(1280, 800), (800, 1280), (740, 360), (360, 740)])
+def test_saved_games_rows_keep_resume_and_delete_in_the_window(app, size):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], {"move_cap": 200}, seed=2)
+    s.send(next(c for c in s.legal if c["type"] == "place"))
+    done = start_local(app, "teeko", [person("Ann"), person("Bob")], {"move_cap": 200}, seed=3)
+    finish(done)
+    app.leave_game()
+    at(*size)
+    testing.tap(app.root.get_screen("home").ids.saved)
+    assert app.root.current == "saved"
+    screen = app.root.get_screen("saved")
+    rows = find(screen, "SavedRow")
+    assert len(rows) >= 2
+    assert layoutcheck.problems(app, "saved") == []
+    from kivy.core.window import Window
+
+    for row in rows:
+        for b in (row.ids.open, row.ids.delete):
+            x, y = testing.window_point(b, b.x, b.y)
+            assert x >= 0 and x + b.width <= Window.width + 1, (b.text, x, b.width)
+            rx, _ = testing.window_point(row, row.x, row.y)
+            assert x + b.width <= rx + row.width + 1, f"{b.text!r} past its row"
+        assert row.ids.open.text in ("Resume", "Replay")
+        assert "".join(layoutcheck.rendered_text(row.ids.open).split()) == row.ids.open.text
+    # the Resume button of the game in play opens it, by touch
+    row = next(r for r in rows if r.ids.open.text == "Resume")
+    testing.tap(row.ids.open)
+    assert app.root.current == "game"
+
+
+# -- 2. the rules button names the game chosen -------------------------------------------------
+def test_the_setup_rules_button_names_the_game_chosen_offline_and_online(app):  # noqa: F811
+    app.show("home")
+    testing.tap(app.root.get_screen("home").ids.play_here)
+    setup = app.root.get_screen("setup")
+    for game in ("Tiku", "Tedoku", "Teka", "Teeko"):
+        testing.tap(by_text(setup, game))
+        rules = setup.ids.rules
+        assert rules.text == f"Rules of {game}"
+        assert "".join(layoutcheck.rendered_text(rules).split()) == f"Rulesof{game}"
+        testing.tap(rules)
+        assert app.root.current == "rules"
+        assert app.root.get_screen("rules").title == f"Rules of {game}"
+        testing.tap(app.root.get_screen("rules").ids.back)
+        assert app.root.current == "setup"
+    setup.online = True
+    testing.pump(2)
+    testing.tap(by_text(setup, "Teka"))
+    assert "".join(layoutcheck.rendered_text(setup.ids.rules).split()) == "RulesofTeka"
+    setup.online = False
+    app.show("home")
+
+
+# -- 5. take back after the end: the banner goes -----------------------------------------------
+def test_take_back_after_the_game_is_over_removes_the_end_banner(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), bot()], seed=4)
+    s.pace = 0
+    screen = app.root.get_screen("game")
+    assert testing.wait_until(lambda: s.my_turn, 20)
+    testing.tap(screen.board, *screen.board.point("c3"))
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) >= 3, 20)
+    # Ann resigns: the game is over, the banner is up
+    testing.tap(buttons(screen.ids.actions)["Resign"])
+    testing.tap(buttons(screen.ids.actions)["Sure? Tap again"])
+    assert s.outcome is not None
+    assert screen.banner is not None
+    testing.tap(buttons(screen.ids.actions)["Take back"])
+    assert s.outcome is None
+    testing.pump(3)
+    assert screen.banner is None
+    assert not [w for w in find(screen, "EndBanner")]
+    assert "Game over" not in [w.text for w in find(screen, "WrapLabel")]
+    # the end comes again: the banner with it
+    testing.tap(buttons(screen.ids.actions)["Resign"])
+    testing.tap(buttons(screen.ids.actions)["Sure? Tap again"])
+    testing.pump(3)
+    assert s.outcome is not None and screen.banner is not None
+
+
+# -- 6. seat names follow the seat's kind ------------------------------------------------------
+def test_seat_names_follow_the_kind_chosen(app):  # noqa: F811
+    app.settings.set("name", "")
+    app.show("home")
+    testing.tap(app.root.get_screen("home").ids.play_here)
+    setup = app.root.get_screen("setup")
+    testing.tap(by_text(setup, "Teeko"))
+    first, second = setup.rows
+    assert first.ids.name.text == "You" and second.ids.name.text == "Computer"
+    testing.tap(by_text(first, "Easy"))  # the first seat made a bot
+    assert first.ids.name.text != "You"
+    testing.tap(by_text(second, "Person"))  # the computer's seat made a person
+    assert second.ids.name.text != "Computer"
+    assert second.ids.name.text == "Black"
+    testing.tap(by_text(first, "Person"))
+    assert first.ids.name.text == "White"
+    # a name typed by hand stays
+    second.ids.name.text = "Bob"
+    testing.tap(by_text(second, "Easy"))
+    assert second.ids.name.text == "Bob"
+    testing.tap(by_text(first, "Easy"))
+    testing.tap(setup.ids.start)
+    s = app.session
+    assert s.players[0]["kind"] == "bot" and s.players[0]["name"] != "You"
+    testing.pump(2)
+    assert not app.root.get_screen("game").status.startswith("You ")
+
+
+# -- 10. a tap on a line of the move list jumps the replay there -------------------------------
+def test_tapping_a_move_list_line_jumps_the_replay_there(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], seed=5)
+    finish(s, 5)
+    testing.pump(3)
+    testing.tap(by_text(app.root.get_screen("game"), "Replay"))
+    replay = app.root.get_screen("replay")
+    assert app.root.current == "replay"
+    testing.tap(replay.ids.first)
+    assert replay.model.index == 0
+    testing.tap(by_text(replay, "Moves"))
+    view = replay.moves_view
+    assert view is not None
+    line = view.line_widget(2)  # "3. Ann placed ..."
+    testing.tap(line)
+    # the position after the third move is shown, and marked in the list
+    assert replay.model.index == 4  # first_player, then three placements
+    assert view.current == 2
+    assert sum(len(p) for p in replay.board.model.view["pieces"]) == 3
