@@ -166,8 +166,8 @@ def test_tapping_a_move_list_line_jumps_the_replay_there(app):  # noqa: F811
     testing.tap(by_text(replay, "Moves"))
     view = replay.moves_view
     assert view is not None
-    line = view.line_widget(2)  # "3. Ann placed ..."
-    testing.tap(line)
+    assert view.lines[2].startswith("3. ")
+    testing.tap(*view.line_point(2))
     # the position after the third move is shown, and marked in the list
     assert replay.model.index == 4  # first_player, then three placements
     assert view.current == 2
