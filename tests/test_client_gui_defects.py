@@ -172,3 +172,45 @@ def test_tapping_a_move_list_line_jumps_the_replay_there(app):  # noqa: F811
     assert replay.model.index == 4  # first_player, then three placements
     assert view.current == 2
     assert sum(len(p) for p in replay.board.model.view["pieces"]) == 3
+
+
+# -- 7. online titles and the lobby follow the table ------------------------------------------
+def test_online_title_and_lobby_follow_who_sits_down(app, daphne_server, server_runtime):  # noqa: F811
+    from test_client_gui_clocks import connect_lobby
+
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teka", {}, [{"kind": "open"}, {"kind": "open"},
+                                   {"kind": "bot", "level": "easy"},
+                                   {"kind": "bot", "level": "easy"}],
+                      join={"seat": 0, "name": "Ann"})
+    app.online_play(game, 0, game["joined"]["secret"])
+    screen = app.root.get_screen("game")
+    session = app.session
+    assert testing.wait_until(lambda: session.connection == "online", 15)
+    testing.pump(3)
+    assert "(open)" in screen.title and "Bot (easy)" not in screen.title, screen.title
+    api.join(int(game["id"]), 1, "Bob")  # Bob sits down from another device
+    assert testing.wait_until(lambda: "Bob" in screen.title, 15), screen.title
+    assert "(open)" not in screen.title
+    assert screen.title.startswith("Teka  Ann v Bob v ")
+    assert f"code {game['code']}" in screen.title
+    # the lobby, back from the game, lists the table as it is now
+    testing.tap(screen.ids.back)
+    testing.pump(2)
+    if app.root.current != "lobby":  # "Leave this game?": leave (the seat is kept)
+        from kivy.core.window import Window
+
+        dialog = next(w for w in Window.children if type(w).__name__ == "ConfirmDialog")
+        testing.tap(next(b for b in find(dialog, "GButton") if b.text == dialog.yes_text))
+    assert app.root.current == "lobby"
+    lobby = app.root.get_screen("lobby")
+
+    def row_text():
+        return " ".join(r.text for r in find(lobby, "LobbyRow") if game["code"] in r.text)
+
+    assert testing.wait_until(lambda: "Bob" in row_text(), 15), row_text()
+    assert "(open)" not in row_text()
+    app.lobby.logout()

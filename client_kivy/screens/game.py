@@ -104,6 +104,7 @@ class GameScreen(Screen):
         self._banner_shown = False
         self._snap: feedback.Snapshot | None = None
         self.moves_view: Any = None  # the move list, when open
+        self._title_tail: str | None = None
 
     def _arrange(self, *_: Any) -> None:
         """Upright (a phone): the panel under the board starts with whose turn it is and
@@ -126,6 +127,14 @@ class GameScreen(Screen):
         self.session = session
         session.subscribe(self._trigger)
         self.title = title or session.game_name.capitalize()
+        # online the names follow the table (a seat taken, handed to a bot): the title is
+        # made again from the session's players, keeping what follows them ("(watching)",
+        # the code)
+        self._title_tail: str | None = None
+        if session.kind != "local":
+            cuts = [i for i in (self.title.find("  (watching)"), self.title.find("  · code"))
+                    if i >= 0]
+            self._title_tail = self.title[min(cuts):] if cuts else ""
         box = self.ids.board_box
         box.clear_widgets()
         self.board = board_for(session.game_name)
@@ -178,6 +187,8 @@ class GameScreen(Screen):
         if s is None or self.board is None:
             return
         self.status = s.status_text()
+        if self._title_tail is not None and s.players:
+            self.title = live_title(s) + self._title_tail
         self.message = s.message or s.notice()
         self.thinking = bool(s.thinking)
         self.progress = float(s.progress)
@@ -389,6 +400,14 @@ class GameScreen(Screen):
         from kivy.app import App
 
         App.get_running_app().rematch(self.session)
+
+
+def live_title(s: Session) -> str:
+    """ "Teeko  Ann v Bob": the game and who sits at each seat now ("(open)" for a seat
+    nobody has taken; bots by the name their chip shows)."""
+    names = [s.player_name(i) if p.get("kind") == "bot" or p.get("taken", True)
+             else "(open)" for i, p in enumerate(s.players)]
+    return f"{s.game_name.capitalize()}  {' v '.join(names)}"
 
 
 def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]]:
