@@ -214,3 +214,51 @@ def test_online_title_and_lobby_follow_who_sits_down(app, daphne_server, server_
     assert testing.wait_until(lambda: "Bob" in row_text(), 15), row_text()
     assert "(open)" not in row_text()
     app.lobby.logout()
+
+
+# -- 4. the rules screen speaks to players -----------------------------------------------------
+DEV_NOTATION = [
+    (r"\b(?:[2-9TJQKA])[SHDC]\b", "a card in notation (TH)"),
+    (r"\b[a-z]+_[a-z_]+\b", "a snake_case name"),
+    (r"\bseats? [0-9]\b", "a seat by number"),
+    (r"\bside [01]\b", "a side by number"),
+    (r"[{}`]", "code"),
+]
+
+
+def shown_rules_text(app, game):  # noqa: F811
+    """The rules screen's text for ``game``, reached from the set-up screen by touch."""
+    import re
+
+    app.show("home")
+    testing.tap(app.root.get_screen("home").ids.play_here)
+    setup = app.root.get_screen("setup")
+    testing.tap(by_text(setup, game.capitalize()))
+    testing.tap(setup.ids.rules)
+    assert app.root.current == "rules"
+    screen = app.root.get_screen("rules")
+    text = "\n".join(w.text for w in find(screen, "WrapLabel") if w.text)
+    testing.tap(screen.ids.back)
+    return re.sub(r"\[/?[a-z]+(=[^\]]*)?\]", "", text)
+
+
+def test_the_rules_screen_has_rules_for_players_not_the_specification(app):  # noqa: F811
+    import re
+
+    from client_kivy.vm import options as opts
+
+    for game in ("teeko", "tiku", "tedoku", "teka"):
+        text = shown_rules_text(app, game)
+        assert len(text) > 1500, game
+        for pattern, what in DEV_NOTATION:
+            hits = re.findall(pattern, text, flags=re.I if "seat" in pattern else 0)
+            assert not hits, f"{game}: {what} shown: {hits[:5]}"
+        # the table rules by the names and choices the set-up screen shows
+        for _key, label, values in opts.option_choices(game):
+            assert label in text, f"{game}: option {label!r} not named as on the set-up"
+            for _value, vlabel in values:
+                assert vlabel in text, f"{game}: choice {vlabel!r} of {label!r} not named"
+    teka = shown_rules_text(app, "teka")
+    assert all(s in teka for s in "♠♥♦♣")
+    assert all(w in teka for w in ("North", "East", "South", "West"))
+    assert "Light" in shown_rules_text(app, "tiku") and "Black" in shown_rules_text(app, "teeko")
