@@ -262,3 +262,88 @@ def test_the_rules_screen_has_rules_for_players_not_the_specification(app):  # n
     assert all(s in teka for s in "♠♥♦♣")
     assert all(w in teka for w in ("North", "East", "South", "West"))
     assert "Light" in shown_rules_text(app, "tiku") and "Black" in shown_rules_text(app, "teeko")
+
+
+# -- 3. what the player needs now is in view without scrolling -------------------------------
+def in_view(w):
+    """Whether ``w`` lies inside the visible part of its scroll view (or the window)."""
+    from kivy.core.window import Window
+
+    x, y = testing.window_point(w, w.x, w.y)
+    sv = testing.scroll_parent(w)
+    if sv is None:
+        bx, by, bw, bh = 0, 0, Window.width, Window.height
+    else:
+        bx, by = testing.window_point(sv, sv.x, sv.y)
+        bw, bh = sv.width, sv.height
+    return x >= bx - 1 and y >= by - 1 and x + w.width <= bx + bw + 1 \
+        and y + w.height <= by + bh + 1
+
+
+def test_teka_bid_buttons_in_view_on_a_phone_on_its_side(app):  # noqa: F811
+    at(740, 360)
+    s = start_local(app, "teka", [person("Ann"), bot("Bob"), bot("Cleo"), bot("Dan")], seed=21)
+    s.pace = 0
+    screen = app.root.get_screen("game")
+    assert testing.wait_until(lambda: s.my_turn and s.view.get("phase") == "bidding"
+                              or s.view.get("phase") == "play", 60)
+    if s.view.get("phase") != "bidding":
+        pytest.skip("this deal has no bid for Ann")
+    testing.pump(4)
+    calls = [b for b in find(screen.ids.extra, "GButton") if b.text in ("Pass", "8", "9")]
+    assert calls, [b.text for b in find(screen.ids.extra, "GButton")]
+    for b in calls:
+        assert in_view(b), f"bid {b.text!r} is out of view (under the player chips)"
+    testing.tap(next(b for b in calls if b.text == "Pass"))
+    assert any(e.get("type") == "bid" and e.get("seat") == 0 for e in s.events)
+
+
+def test_tedoku_misfit_reason_in_view_on_a_phone(app):  # noqa: F811
+    at(360, 740)
+    s = start_local(app, "tedoku", [person("Ann")], seed=3)
+    screen = app.root.get_screen("game")
+    sheet = screen.board
+    for cell in ("I9", "A9", "E5", "A1", "I1", "C7"):
+        testing.tap(sheet, *sheet.cell_center(cell))
+        if sheet.model.ghost_command() is None and sheet.model.misfit_command() is not None:
+            break
+    assert sheet.model.ghost_command() is None
+    testing.pump(4)
+    [why] = [w for w in find(screen.ids.extra, "WrapLabel") if w.text.startswith("Does not fit:")]
+    assert in_view(why), "the reason is below the visible panel"
+    assert s.events  # nothing was sent by the misfit tap
+
+
+# -- 8. Teka on a phone: the hand off your own plate, the plates off "Bidding" ---------------
+def overlap(a, b):
+    ax, ay, aw, ah = a[:4]
+    bx, by, bw, bh = b[:4]
+    return ax < bx + bw - 0.5 and bx < ax + aw - 0.5 and ay < by + bh - 0.5 and by < ay + ah - 0.5
+
+
+@pytest.mark.parametrize("scale", ["1", "1.3"])
+def test_teka_plates_clear_of_the_hand_and_of_bidding_on_phones(app, scale):  # noqa: F811
+    app.settings.set("text_scale", float(scale))
+    app.apply_text_scale()
+    try:
+        for size in ((360, 740), (740, 360)):
+            at(*size)
+            s = start_local(app, "teka", [person("Ann"), bot("Bob"), bot("Cleo"), bot("Dan")],
+                            seed=21)
+            s.pace = 0
+            table = app.root.get_screen("game").board
+            assert testing.wait_until(lambda: s.my_turn and s.view.get("phase") == "bidding",
+                                      60)
+            testing.pump(4)
+            own = table.plates[s.viewer]
+            cards = table._hand_rects
+            assert cards
+            hit = [c[4] for c in cards if overlap(own, c)]
+            assert not hit, f"{size} at {scale}: the hand covers your plate ({hit})"
+            word = table.labels["Bidding"]
+            for seat, plate in table.plates.items():
+                assert not overlap(word, plate), f"{size} at {scale}: seat {seat} over Bidding"
+            app.leave_game()
+    finally:
+        app.settings.set("text_scale", 1.0)
+        app.apply_text_scale()

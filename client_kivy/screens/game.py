@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.clock import Clock
+from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
@@ -94,6 +95,7 @@ class GameScreen(Screen):
         super().__init__(**kw)
         self._trigger = Clock.create_trigger(self._sync, -1)
         self.ids.main.bind(orientation=self._arrange)
+        self.bind(height=self._arrange)
         Clock.schedule_once(self._arrange, 0)
         self.board: Any = None
         self.overlay: HandoffOverlay | None = None
@@ -111,7 +113,9 @@ class GameScreen(Screen):
         the game's buttons, the players last, so the buttons are in view without
         scrolling; on its side the players come first."""
         inner, players = self.ids.inner, self.ids.players
-        upright = self.ids.main.orientation == "vertical"
+        # a phone on its side is as short: the players under the buttons there too (four
+        # Teka chips would push the bids out of view)
+        upright = self.ids.main.orientation == "vertical" or self.height < dp(480)
         at_end = bool(inner.children) and inner.children[0] == players  # ids: a proxy
         if upright and not at_end:
             inner.remove_widget(players)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp, sp
 from kivy.uix.boxlayout import BoxLayout
@@ -229,8 +230,10 @@ class TedokuSheet(BoardWidget):
             box.add_widget(row)
             self.place_button = place
             if self.misfit_reason:
-                box.add_widget(WrapLabel(text=self.misfit_reason, font_size=sp(15),
-                                         color=(1, 0.62, 0.5, 1)))
+                why_label = WrapLabel(text=self.misfit_reason, font_size=sp(15),
+                                      color=(1, 0.62, 0.5, 1))
+                box.add_widget(why_label)
+                Clock.schedule_once(lambda *_: scroll_into_view(why_label), 0)
         others = m.others()
         if others:
             strip = BoxLayout(size_hint_y=None, height=dp(120), spacing=dp(8))
@@ -285,3 +288,15 @@ class MiniSheet(Widget):
             mark = " ✓" if self.placed else ""
             draw_text(f"{self.title}: {self.score}{mark.replace('✓', '(drawn)')}",
                       self.center_x, self.top - dp(9), sp(12), IVORY if not self.placed else MUTED)
+
+
+def scroll_into_view(widget: Any) -> None:
+    """Scroll the panel holding ``widget`` so that it shows (the reason a drawing does not
+    fit, under the buttons, on a phone whose panel scrolls)."""
+    from kivy.uix.scrollview import ScrollView
+
+    sv = widget.parent
+    while sv is not None and sv is not sv.parent and not isinstance(sv, ScrollView):
+        sv = sv.parent
+    if isinstance(sv, ScrollView) and widget.parent is not None:
+        sv.scroll_to(widget, padding=dp(4), animate=False)
