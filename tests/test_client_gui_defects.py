@@ -347,3 +347,24 @@ def test_teka_plates_clear_of_the_hand_and_of_bidding_on_phones(app, scale):  # 
     finally:
         app.settings.set("text_scale", 1.0)
         app.apply_text_scale()
+
+
+# -- 9. the little things ----------------------------------------------------------------------
+def test_an_old_refusal_goes_with_the_next_tap(app):  # noqa: F811
+    s = start_local(app, "teeko", [person("Ann"), person("Bob")], seed=6)
+    screen = app.root.get_screen("game")
+    board = screen.board
+    testing.tap(board, *board.point("c3"))  # Ann
+    testing.tap(board, *board.point("c3"))  # Bob: refused
+    testing.pump(3)
+    assert "occupied" in screen.message
+    (x1, y1), (x2, y2) = board.point("c3"), board.point("d4")
+    testing.tap(board, (x1 + x2) / 2, (y1 + y2) / 2)  # between points: no tap on the board
+    testing.pump(3)
+    assert screen.message == "", screen.message
+    testing.tap(board, *board.point("c3"))  # refused again: said again
+    testing.pump(3)
+    assert "occupied" in screen.message
+    testing.tap(board, *board.point("d4"))  # Bob places: the line is clear
+    testing.pump(3)
+    assert screen.message == "" and len(s.events) == 3

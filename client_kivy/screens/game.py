@@ -124,6 +124,15 @@ class GameScreen(Screen):
             inner.remove_widget(players)
             inner.add_widget(players, index=len(inner.children))
 
+    def on_touch_down(self, touch: Any) -> bool:
+        """Each tap starts with a clear message line: what it shows is about the last tap
+        (a refusal from an earlier one does not stay); the tap may say something anew."""
+        s = self.session
+        if s is not None and s.message and self.collide_point(*touch.pos):
+            s.message = ""
+            self._trigger()
+        return bool(super().on_touch_down(touch))
+
     # -- session wiring -------------------------------------------------------------------
     def set_session(self, session: Session, title: str = "") -> None:
         if self.session is not None:
