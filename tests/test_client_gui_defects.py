@@ -368,3 +368,46 @@ def test_an_old_refusal_goes_with_the_next_tap(app):  # noqa: F811
     testing.tap(board, *board.point("d4"))  # Bob places: the line is clear
     testing.pump(3)
     assert screen.message == "" and len(s.events) == 3
+
+
+def test_the_end_banner_offers_share_online(app, daphne_server, server_runtime):  # noqa: F811
+    from test_client_gui_clocks import connect_lobby
+
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    game = Api(daphne_server.http).create(
+        "teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
+        join={"seat": 0, "name": "Ann"})
+    app.online_play(game, 0, game["joined"]["secret"])
+    screen = app.root.get_screen("game")
+    session = app.session
+    assert testing.wait_until(lambda: session.connection == "online" and session.legal, 15)
+    testing.pump(3)
+    testing.tap(buttons(screen.ids.actions)["Resign"])
+    testing.tap(buttons(screen.ids.actions)["Sure? Tap again"])
+    assert testing.wait_until(lambda: screen.banner is not None, 15)
+    testing.pump(3)
+    card = screen.banner.ids.card
+    cx, cy = testing.window_point(card, card.x, card.y)
+
+    def covered(b):
+        x, y = testing.window_point(b, b.center_x, b.center_y)
+        return cx <= x <= cx + card.width and cy <= y <= cy + card.height
+
+    shares = [b for b in find(screen, "GButton") if b.text == "Share"]
+    reachable = [b for b in shares if screen.banner in _ancestors(b) or not covered(b)]
+    assert reachable, "Share is under the end banner"
+    testing.tap(reachable[0])
+    testing.pump(2)
+    assert f"/games/{game['id']}/" in screen.message
+    app.leave_game()
+    app.lobby.logout()
+
+
+def _ancestors(w):
+    out = []
+    while w is not None and w.parent is not w:
+        out.append(w)
+        w = w.parent
+    return out

@@ -331,6 +331,10 @@ class GameScreen(Screen):
         self._drop_banner()
         self.banner = EndBanner(result=s.status_text(), screen=self,
                                 again="Rematch" if s.kind == "local" else "New table")
+        if s.share_url() is not None:  # the banner sits over the panel's Share: its own
+            share = GButton(text="Share", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            share.bind(on_release=lambda *_: self.share())
+            self.banner.ids.buttons.add_widget(share, index=1)
         self.add_widget(self.banner)
 
     def _drop_banner(self) -> None:
