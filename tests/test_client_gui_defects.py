@@ -411,3 +411,17 @@ def _ancestors(w):
         out.append(w)
         w = w.parent
     return out
+
+
+def test_the_phone_teeko_board_keeps_its_size_when_a_message_comes(app):  # noqa: F811
+    at(360, 740)
+    start_local(app, "teeko", [person("Ann"), person("Bob")], seed=6)
+    screen = app.root.get_screen("game")
+    board = screen.board
+    testing.tap(board, *board.point("c3"))
+    testing.pump(4)
+    before = tuple(board.size)
+    testing.tap(board, *board.point("c3"))  # refused: a message
+    testing.pump(4)
+    assert "occupied" in screen.message
+    assert tuple(board.size) == before, (before, tuple(board.size))
