@@ -425,3 +425,37 @@ def test_the_phone_teeko_board_keeps_its_size_when_a_message_comes(app):  # noqa
     testing.pump(4)
     assert "occupied" in screen.message
     assert tuple(board.size) == before, (before, tuple(board.size))
+
+
+def test_tedoku_drawings_are_told_apart_by_shape(app):  # noqa: F811
+    from kivy.graphics import Color
+
+    s = start_local(app, "tedoku", [person("Ann")], seed=8)
+    sheet = app.root.get_screen("game").board
+
+    def colours():
+        testing.pump(3)
+        sheet.changed()
+        return {tuple(round(v, 3) for v in i.rgba) for i in sheet.canvas.children
+                if isinstance(i, Color)}
+
+    sheet.model.anchor = None
+    before = colours()
+    rng = Random(8)
+    shapes = set()
+    while len(shapes) < 3 and s.outcome is None:
+        cmds = [c for c in s.legal if c.get("type") == "place"
+                and c.get("shape") not in shapes and not str(c.get("shape")).startswith("B")]
+        cmd = rng.choice(cmds or [c for c in s.legal if c.get("type") in ("place", "skip")])
+        if cmd["type"] == "place":
+            sheet.model.set_ghost_to(cmd)
+            sheet.changed()
+            testing.pump(3)
+            testing.tap(by_text(app.root.get_screen("game").ids.extra, "Place here"))
+            shapes.add(s.view["players"][0]["history"][-1]["shape"])
+        else:
+            s.send(cmd)
+    assert len(shapes) >= 3
+    sheet.model.anchor = None
+    after = colours()
+    assert len(after - before) >= len(shapes), (shapes, after - before)
