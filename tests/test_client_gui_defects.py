@@ -459,3 +459,22 @@ def test_tedoku_drawings_are_told_apart_by_shape(app):  # noqa: F811
     sheet.model.anchor = None
     after = colours()
     assert len(after - before) >= len(shapes), (shapes, after - before)
+
+
+@pytest.mark.parametrize("size", [(360, 740), (740, 360)])
+def test_the_last_move_ring_leaves_the_coordinates_readable(app, size):  # noqa: F811
+    at(*size)
+    start_local(app, "teeko", [person("Ann"), person("Bob")], seed=6)
+    board = app.root.get_screen("game").board
+    for corner in ("a1", "e1", "a5"):
+        testing.tap(board, *board.point(corner))
+        testing.pump(3)
+        cx, cy = board.point(corner)
+        r = board.ring_radius
+        ring = (cx - r, cy - r, 2 * r, 2 * r)
+        for text, rect in board.coord_rects.items():
+            # the ring is a circle: a coordinate's box corner nearest the centre
+            nx = min(max(cx, rect[0]), rect[0] + rect[2])
+            ny = min(max(cy, rect[1]), rect[1] + rect[3])
+            inside = (nx - cx) ** 2 + (ny - cy) ** 2 < r * r
+            assert not (overlap(ring, rect) and inside), f"the ring on {corner} covers {text!r}"
