@@ -478,3 +478,29 @@ def test_the_last_move_ring_leaves_the_coordinates_readable(app, size):  # noqa:
             ny = min(max(cy, rect[1]), rect[1] + rect[3])
             inside = (nx - cx) ** 2 + (ny - cy) ** 2 < r * r
             assert not (overlap(ring, rect) and inside), f"the ring on {corner} covers {text!r}"
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (360, 740)])
+def test_the_online_panel_has_no_empty_band(app, daphne_server, server_runtime, size):  # noqa: F811
+    from test_client_gui_clocks import connect_lobby
+
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    game = Api(daphne_server.http).create(
+        "teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
+        join={"seat": 0, "name": "Ann"})
+    at(*size)
+    app.online_play(game, 0, game["joined"]["secret"])
+    s = app.session
+    assert testing.wait_until(lambda: s.connection == "online" and s.legal, 15)
+    testing.pump(4)
+    screen = app.root.get_screen("game")
+    empty = [type(w).__name__ for w in screen.ids.inner.children
+             if w.height > 1 and not w.children and not getattr(w, "text", "")
+             and not w == screen.ids.message]  # the message line keeps its room upright
+    assert not empty, f"empty bands in the panel: {empty}"
+    testing.tap(screen.board, *screen.board.point("c3"))  # the panel's buttons still work
+    assert testing.wait_until(lambda: len(s.events) >= 2, 15)
+    app.leave_game()
+    app.lobby.logout()
