@@ -425,6 +425,7 @@ def test_the_phone_teeko_board_keeps_its_size_when_a_message_comes(app):  # noqa
     testing.pump(4)
     assert "occupied" in screen.message
     assert tuple(board.size) == before, (before, tuple(board.size))
+    assert in_view(screen.ids.message)  # at the top of the panel, in view
 
 
 def test_tedoku_drawings_are_told_apart_by_shape(app):  # noqa: F811
@@ -498,7 +499,7 @@ def test_the_online_panel_has_no_empty_band(app, daphne_server, server_runtime, 
     screen = app.root.get_screen("game")
     empty = [type(w).__name__ for w in screen.ids.inner.children
              if w.height > 1 and not w.children and not getattr(w, "text", "")
-             and not w == screen.ids.message]  # the message line keeps its room upright
+             and not w == screen.ids.message]
     assert not empty, f"empty bands in the panel: {empty}"
     testing.tap(screen.board, *screen.board.point("c3"))  # the panel's buttons still work
     assert testing.wait_until(lambda: len(s.events) >= 2, 15)
