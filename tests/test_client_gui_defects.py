@@ -64,7 +64,7 @@ def test_saved_games_rows_keep_resume_and_delete_in_the_window(app, size):  # no
 
     for row in rows:
         for b in (row.ids.open, row.ids.delete):
-            x, y = testing.window_point(b, b.x, b.y)
+            x, _y = testing.window_point(b, b.x, b.y)
             assert x >= 0 and x + b.width <= Window.width + 1, (b.text, x, b.width)
             rx, _ = testing.window_point(row, row.x, row.y)
             assert x + b.width <= rx + row.width + 1, f"{b.text!r} past its row"
@@ -285,7 +285,7 @@ def test_teka_bid_buttons_in_view_on_a_phone_on_its_side(app):  # noqa: F811
     s = start_local(app, "teka", [person("Ann"), bot("Bob"), bot("Cleo"), bot("Dan")], seed=21)
     s.pace = 0
     screen = app.root.get_screen("game")
-    assert testing.wait_until(lambda: s.my_turn and s.view.get("phase") == "bidding"
+    assert testing.wait_until(lambda: (s.my_turn and s.view.get("phase") == "bidding")
                               or s.view.get("phase") == "play", 60)
     if s.view.get("phase") != "bidding":
         pytest.skip("this deal has no bid for Ann")
@@ -332,8 +332,8 @@ def test_teka_plates_clear_of_the_hand_and_of_bidding_on_phones(app, scale):  # 
                             seed=21)
             s.pace = 0
             table = app.root.get_screen("game").board
-            assert testing.wait_until(lambda: s.my_turn and s.view.get("phase") == "bidding",
-                                      60)
+            assert testing.wait_until(lambda s=s: s.my_turn
+                                      and s.view.get("phase") == "bidding", 60)
             testing.pump(4)
             own = table.plates[s.viewer]
             cards = table._hand_rects
