@@ -125,14 +125,14 @@ class TeekoBoard(BoardWidget):
         lab = self.label_size()
         r_hole = step * 0.30
         r_piece = step * 0.38
-        ring = r_piece + dp(7.5)  # the widest ring, with its line
+        ring = r_piece + dp(8)  # the widest ring (the winning four), with its line
         self.coord_rects: dict[str, tuple[float, float, float, float]] = {}
         """Where each coordinate is written (x, y, width, height)."""
         for i in range(5):
             for text, horizontal in ((FILES[i], True), (str(i + 1), False)):
                 tex = text_texture(text, lab, (0.25, 0.14, 0.06, 1), True)
                 half = (tex.height if horizontal else tex.width) / 2
-                off = max(half, min(step * 0.3, step * 0.8 - ring - half - dp(1)))
+                off = max(half, min(step * 0.3, step * 0.8 - ring - half - dp(4)))
                 if horizontal:
                     cx, cy = self.point(f"{FILES[i]}1")[0], y0 + off
                 else:
