@@ -5,7 +5,8 @@
 
 buildozer wants one folder with ``main.py`` at its top: this copies ``client_kivy/`` and the
 pure-Python sources of ``core/`` (never compiled modules), the rules pages
-(``docs/rules/*.md`` into ``client_kivy/rules/``, where the in-app rules screen finds them)
+(``docs/rules/`` with the pages for players in ``players/``, into ``client_kivy/rules/``, where
+the in-app rules screen finds them)
 and writes a ``main.py`` that sets ``GAMENIGHT_PURE=1`` and starts the app.
 """
 

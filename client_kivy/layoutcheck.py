@@ -4,10 +4,12 @@ box or out of the window) and every button lies inside the window (or inside the
 view that brings it into view) and is at least 48 dp in both directions. Boards report
 their tap targets (a Teka card in the hand) with ``tap_targets()``.
 
-    GAMENIGHT_PURE=1 python -m client_kivy.layoutcheck [--fontscale 1.3] [--json]
+    GAMENIGHT_PURE=1 python -m client_kivy.layoutcheck [--fontscale 1.3] [--density 2] [--json]
 
-Text size is Kivy's ``KIVY_METRICS_FONTSCALE`` (130 % on a phone set to larger text); it is
-read when Kivy starts, so each scale runs in its own process.
+Text size is Kivy's ``KIVY_METRICS_FONTSCALE`` (130 % on a phone set to larger text), the
+screen's density ``KIVY_METRICS_DENSITY`` (1 on a desktop, 2 to 3 on a phone: pixels per dp);
+both are read when Kivy starts, so each runs in its own process. The window is sized in dp,
+so at density 2 a 360x740 phone is a 720x1480 window.
 """
 
 from __future__ import annotations
@@ -170,10 +172,13 @@ def run(sizes: list[tuple[int, int]] = SIZES) -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--fontscale", default="")
+    ap.add_argument("--density", default="")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if args.fontscale:
         os.environ["KIVY_METRICS_FONTSCALE"] = args.fontscale
+    if args.density:
+        os.environ["KIVY_METRICS_DENSITY"] = args.density
     os.environ.setdefault("GAMENIGHT_PURE", "1")
     found = run()
     if args.json:

@@ -1,7 +1,8 @@
-"""The layout check of issue 12: every screen of every game (client_kivy/tour.py) at 360x740
-dp upright and on its side, 540x960 and 1280x800, at 100 % and 130 % text: no label cut to
-"..", every button inside the window and at least 48 dp both ways, every Teka card in the
-hand at least 48 dp. Each text size runs in its own process (Kivy reads it at start)."""
+"""The layout check: every screen of every game (client_kivy/tour.py) at 360x740 dp upright
+and on its side, 540x960 and 1280x800, at 100 % and 130 % text, at density 1 (a desktop) and
+2 (a phone: two pixels a dp, text drawn at twice the pixels): no label cut to "..", every
+button inside the window and at least 48 dp both ways, every Teka card in the hand at least
+48 dp. Each text size and density runs in its own process (Kivy reads them at start)."""
 
 from __future__ import annotations
 
@@ -20,22 +21,30 @@ pytestmark = pytest.mark.gui
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.mark.timeout(1200)  # two processes of about a minute of CPU each; more on a busy machine
-def test_every_screen_fits_phone_and_tablet_at_100_and_130_percent_text(tmp_path):
+RUNS = [("1", "1"), ("1.3", "1"), ("1", "2"), ("1.3", "2")]  # (text size, density)
+
+
+@pytest.mark.timeout(1500)  # four processes of about a minute of CPU each; more on a busy machine
+def test_every_screen_fits_phone_and_tablet_at_100_and_130_percent_text_density_1_and_2(
+        tmp_path):
     procs = {}
-    for scale in ("1", "1.3"):
-        env = dict(os.environ, GAMENIGHT_PURE="1", KIVY_HOME=str(tmp_path / f"kivy{scale}"))
+    for scale, density in RUNS:
+        run = f"text {scale} density {density}"
+        env = dict(os.environ, GAMENIGHT_PURE="1", KIVY_NO_ARGS="1",
+                   KIVY_HOME=str(tmp_path / f"kivy{scale}-{density}"))
         env.pop("KIVY_METRICS_FONTSCALE", None)
-        procs[scale] = subprocess.Popen(
-            [sys.executable, "-m", "client_kivy.layoutcheck", "--json", "--fontscale", scale],
+        env.pop("KIVY_METRICS_DENSITY", None)
+        procs[run] = subprocess.Popen(
+            [sys.executable, "-m", "client_kivy.layoutcheck", "--json", "--fontscale", scale,
+             "--density", density],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     found = {}
-    for scale, proc in procs.items():
-        out, err = proc.communicate(timeout=1100)
+    for run, proc in procs.items():
+        out, err = proc.communicate(timeout=1400)
         lines = [ln for ln in out.splitlines() if ln.startswith("[")]
-        assert lines, f"no result at {scale}: {err[-3000:]}"
-        found[scale] = json.loads(lines[-1])
-    assert found == {"1": [], "1.3": []}, json.dumps(found, indent=1, ensure_ascii=False)
+        assert lines, f"no result at {run}: {err[-3000:]}"
+        found[run] = json.loads(lines[-1])
+    assert all(v == [] for v in found.values()), json.dumps(found, indent=1, ensure_ascii=False)
 
 
 def test_the_check_sees_a_cut_label_and_a_small_button(app_window):

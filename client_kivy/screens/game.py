@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kivy.clock import Clock
+from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
@@ -94,6 +95,7 @@ class GameScreen(Screen):
         super().__init__(**kw)
         self._trigger = Clock.create_trigger(self._sync, -1)
         self.ids.main.bind(orientation=self._arrange)
+        self.bind(height=self._arrange)
         Clock.schedule_once(self._arrange, 0)
         self.board: Any = None
         self.overlay: HandoffOverlay | None = None
@@ -104,13 +106,16 @@ class GameScreen(Screen):
         self._banner_shown = False
         self._snap: feedback.Snapshot | None = None
         self.moves_view: Any = None  # the move list, when open
+        self._title_tail: str | None = None
 
     def _arrange(self, *_: Any) -> None:
         """Upright (a phone): the panel under the board starts with whose turn it is and
         the game's buttons, the players last, so the buttons are in view without
         scrolling; on its side the players come first."""
         inner, players = self.ids.inner, self.ids.players
-        upright = self.ids.main.orientation == "vertical"
+        # a phone on its side is as short: the players under the buttons there too (four
+        # Teka chips would push the bids out of view)
+        upright = self.ids.main.orientation == "vertical" or self.height < dp(480)
         at_end = bool(inner.children) and inner.children[0] == players  # ids: a proxy
         if upright and not at_end:
             inner.remove_widget(players)
@@ -119,6 +124,15 @@ class GameScreen(Screen):
             inner.remove_widget(players)
             inner.add_widget(players, index=len(inner.children))
 
+    def on_touch_down(self, touch: Any) -> bool:
+        """Each tap starts with a clear message line: what it shows is about the last tap
+        (a refusal from an earlier one does not stay); the tap may say something anew."""
+        s = self.session
+        if s is not None and s.message and self.collide_point(*touch.pos):
+            s.message = ""
+            self._trigger()
+        return bool(super().on_touch_down(touch))
+
     # -- session wiring -------------------------------------------------------------------
     def set_session(self, session: Session, title: str = "") -> None:
         if self.session is not None:
@@ -126,6 +140,14 @@ class GameScreen(Screen):
         self.session = session
         session.subscribe(self._trigger)
         self.title = title or session.game_name.capitalize()
+        # online the names follow the table (a seat taken, handed to a bot): the title is
+        # made again from the session's players, keeping what follows them ("(watching)",
+        # the code)
+        self._title_tail: str | None = None
+        if session.kind != "local":
+            cuts = [i for i in (self.title.find("  (watching)"), self.title.find("  · code"))
+                    if i >= 0]
+            self._title_tail = self.title[min(cuts):] if cuts else ""
         box = self.ids.board_box
         box.clear_widgets()
         self.board = board_for(session.game_name)
@@ -178,6 +200,8 @@ class GameScreen(Screen):
         if s is None or self.board is None:
             return
         self.status = s.status_text()
+        if self._title_tail is not None and s.players:
+            self.title = live_title(s) + self._title_tail
         self.message = s.message or s.notice()
         self.thinking = bool(s.thinking)
         self.progress = float(s.progress)
@@ -207,6 +231,9 @@ class GameScreen(Screen):
         if s.outcome is not None and not self._banner_shown and s.handoff is None:
             self._banner_shown = True
             self.show_banner()
+        elif s.outcome is None and self._banner_shown:  # the end taken back: play goes on
+            self._banner_shown = False
+            self._drop_banner()
         if self.moves_view is not None:
             self.moves_view.lines = move_list(s.events, [s.player_name(i) for i in
                                                           range(len(s.players))])
@@ -304,6 +331,10 @@ class GameScreen(Screen):
         self._drop_banner()
         self.banner = EndBanner(result=s.status_text(), screen=self,
                                 again="Rematch" if s.kind == "local" else "New table")
+        if s.share_url() is not None:  # the banner sits over the panel's Share: its own
+            share = GButton(text="Share", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            share.bind(on_release=lambda *_: self.share())
+            self.banner.ids.buttons.add_widget(share, index=1)
         self.add_widget(self.banner)
 
     def _drop_banner(self) -> None:
@@ -386,6 +417,14 @@ class GameScreen(Screen):
         from kivy.app import App
 
         App.get_running_app().rematch(self.session)
+
+
+def live_title(s: Session) -> str:
+    """ "Teeko  Ann v Bob": the game and who sits at each seat now ("(open)" for a seat
+    nobody has taken; bots by the name their chip shows)."""
+    names = [s.player_name(i) if p.get("kind") == "bot" or p.get("taken", True)
+             else "(open)" for i, p in enumerate(s.players)]
+    return f"{s.game_name.capitalize()}  {' v '.join(names)}"
 
 
 def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]]:

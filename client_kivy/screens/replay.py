@@ -87,12 +87,23 @@ class ReplayScreen(Screen):
         m = self.model
         if m is None:
             return
-        view = MoveList(title="Moves")
+        view = MoveList(title="Moves", pick=self.go_to_move)
         view.lines = move_list(m.events, self.names())
         view.current = self.current_move()
         view.bind(on_dismiss=lambda *_: setattr(self, "moves_view", None))
         self.moves_view = view
         view.open(animation=False)
+
+    def go_to_move(self, line: int) -> None:
+        """Show the position after the move on ``line`` of the move list (a tap on it)."""
+        m = self.model
+        if m is None:
+            return
+        events = [k for k, ev in enumerate(m.events) if move_list([ev])]  # one line each
+        if 0 <= line < len(events):
+            self.stop()
+            m.seek(events[line] + 1)
+            self._show()
 
     def on_leave(self, *_: Any) -> None:
         self.stop()

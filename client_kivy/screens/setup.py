@@ -37,9 +37,19 @@ class SeatRow(BoxLayout):
             box.add_widget(t)
 
     def choose(self, kind: str, level: str) -> None:
+        before = self.kind
         self.kind = kind
         if level:
             self.level = level
+        names = self.default_names
+        if kind != before and names and (not self.name.strip() or self.name in names.values()):
+            # a name the set-up gave follows the seat's kind; a name typed by hand stays
+            self.name = names.get(kind, self.name)
+            self.ids.name.text = self.name
+
+    default_names: dict[str, str] = {}
+    """The name the set-up gives this seat for each kind ("Computer" for a bot, "Black" for
+    a person...), and the names it gave before (every value counts as not typed)."""
 
 
 class SetupScreen(Screen):
@@ -47,6 +57,8 @@ class SetupScreen(Screen):
     blurb = StringProperty("")
     error = StringProperty("")
     game = StringProperty("teeko")
+    rules_title = StringProperty("Rules of Teeko")
+    """The rules button's text, set with the game (:meth:`choose_game`)."""
     can_change_seats = BooleanProperty(False)
     has_options = BooleanProperty(False)
     online = BooleanProperty(False)
@@ -92,6 +104,7 @@ class SetupScreen(Screen):
 
     def choose_game(self, game: str) -> None:
         self.game = game
+        self.rules_title = f"Rules of {game.capitalize()}"
         self.error = ""
         for t in self.ids.games.children:
             t.state = "down" if t.value == game else "normal"
@@ -153,6 +166,8 @@ class SetupScreen(Screen):
         for i, p in enumerate(players):
             row = SeatRow(label=seat_title(self.game, i), name=p["name"], kind=p["kind"],
                           level=str(p.get("level", "")), group=f"seat-{self.game}-{i}")
+            row.default_names = default_names(self.game, i, len(players), p["name"],
+                                              p["kind"])
             row.build(self.levels(), self.online)
             row.ids.name.disabled = self.online
             row.ids.name.opacity = 0 if self.online else 1
@@ -230,3 +245,15 @@ def seat_title(game: str, seat: int) -> str:
     if game == "teka":
         return ["North", "East", "South", "West"][seat]
     return f"Player {seat + 1}"
+
+
+def default_names(game: str, seat: int, seats: int, name: str, kind: str) -> dict[str, str]:
+    """The names the set-up gives a seat by kind; the seat's present name under its kind
+    when the set-up gave it ("You" on the first seat, "Computer"...)."""
+    # bots as opts.default_players names them: "Computer" against one person, else "Bot 1"...
+    out = {"bot": "Computer" if seats == 2 else (f"Bot {seat}" if seat else "Bot"),
+           "human": seat_title(game, seat)}
+    if name in ("You", "Computer", "Bot", f"Bot {seat}", f"Player {seat + 1}",
+                seat_title(game, seat)):
+        out["given"] = name
+    return out

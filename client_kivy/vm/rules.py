@@ -1,8 +1,10 @@
-"""The rules of each game for the in-app rules screen: ``docs/rules/<game>.md`` as paragraphs
-of Kivy markup (no Kivy here).
+"""The rules of each game for the in-app rules screen: ``docs/rules/players/<game>.md``, the
+rules written for players (seat names, suit symbols, the table rules as the set-up screen
+names them), as paragraphs of Kivy markup (no Kivy here).
 
-Only what players need: the page up to its technical part (notation of commands, events and
-view; bots; the terminal), without the lines that point at source files.
+``docs/rules/<game>.md`` is the specification the code follows (seats by number, cards and
+options in notation); it is shown only when a game has no page for players, up to its
+technical part, without the lines that point at source files.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ CODE = "f0d9a0"
 
 
 def rules_path(game: str) -> str | None:
-    for folder in RULES_DIRS:
-        path = os.path.join(folder, f"{game}.md")
-        if os.path.exists(path):
-            return path
+    for name in (os.path.join("players", f"{game}.md"), f"{game}.md"):
+        for folder in RULES_DIRS:
+            path = os.path.join(folder, name)
+            if os.path.exists(path):
+                return path
     return None
 
 

@@ -11,6 +11,7 @@ from kivy.properties import (
     ColorProperty,
     ListProperty,
     NumericProperty,
+    ObjectProperty,
     StringProperty,
 )
 from kivy.uix.behaviors import ButtonBehavior, ToggleButtonBehavior
@@ -142,6 +143,8 @@ class MoveList(ModalView):
     lines = ListProperty([])
     current = NumericProperty(-1)
     """In a replay: the line of the position shown (marked), -1 for none."""
+    pick: Any = ObjectProperty(None, allownone=True)
+    """In a replay: called with a line's number when it is tapped (the replay goes there)."""
     CHUNK = 30  # lines a label: one texture per chunk stays small
 
     def on_lines(self, *_: object) -> None:
@@ -158,9 +161,19 @@ class MoveList(ModalView):
         lines = list(self.lines) or ["No moves yet"]
         if 0 <= self.current < len(lines):
             lines[self.current] = "> " + lines[self.current]
+        self._chunks: list[WrapLabel] = []
+        tappable = self.pick is not None and bool(self.lines)
         for i in range(0, len(lines), self.CHUNK):
-            box.add_widget(WrapLabel(text="\n".join(lines[i:i + self.CHUNK]), halign="left",
-                                     font_name="DejaVuSans"))
+            part = lines[i:i + self.CHUNK]
+            if tappable:  # each line a reference: a tap on it names its number
+                part = [f"[ref={i + k}]{markup_escape(line)}[/ref]"
+                        for k, line in enumerate(part)]
+            label = WrapLabel(text="\n".join(part), halign="left", font_name="DejaVuSans",
+                              markup=tappable)
+            if tappable:
+                label.bind(on_ref_press=self._picked)
+            self._chunks.append(label)
+            box.add_widget(label)
         from kivy.uix.widget import Widget
 
         box.add_widget(Widget())  # takes the space left under a short list
@@ -169,5 +182,24 @@ class MoveList(ModalView):
             scroll.scroll_y = 0 if self.current < 0 else max(
                 0.0, 1 - self.current / max(1, len(lines) - 1))
 
+    def _picked(self, _label: Any, ref: str) -> None:
+        if self.pick is not None and ref.isdigit():
+            self.pick(int(ref))
+
+    def line_point(self, line: int) -> tuple[Any, float, float]:
+        """The label holding ``line`` and the middle of that line's text in the label's
+        ``pos`` frame (where a finger taps it)."""
+        label = self._chunks[line // self.CHUNK]
+        label.texture_update()
+        x1, y1, x2, y2 = label.refs[str(line)][0]
+        tw, th = label.texture_size
+        return (label, label.center_x - tw / 2 + (x1 + x2) / 2,
+                label.center_y + th / 2 - (y1 + y2) / 2)
+
     def on_open(self) -> None:
         self._fill()
+
+
+def markup_escape(text: str) -> str:
+    """``text`` shown as it is inside Kivy markup."""
+    return text.replace("&", "&amp;").replace("[", "&bl;").replace("]", "&br;")

@@ -59,7 +59,8 @@ class SeatClocks:
             label = SeatClockLabel()
             chip.add_widget(label)
             self.labels.append(label)
-        self.box = BoxLayout(orientation="vertical", size_hint_y=None, spacing=dp(6))
+        # empty (no seat to hand over) it takes no room: minimum_height only follows children
+        self.box = BoxLayout(orientation="vertical", size_hint_y=None, height=0, spacing=dp(6))
         self.box.bind(minimum_height=self.box.setter("height"))
         inner, actions = screen.ids.inner, screen.ids.actions
         index = next((i for i, w in enumerate(inner.children) if w == actions), 0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp, sp
 from kivy.uix.boxlayout import BoxLayout
@@ -19,6 +20,7 @@ from client_kivy.vm.tedoku import (
     card_cells,
     card_text,
     cell_name,
+    parse_cell,
 )
 from client_kivy.widgets.board import BoardWidget, draw_text
 from client_kivy.widgets.common import BRASS, IVORY, MUTED, FlowGrid, GButton, GToggle, WrapLabel
@@ -37,10 +39,41 @@ def grid_origin(x0: float, y0: float, side: float,
     return x0 + edge, y0 + (margin * 0.15 if labels else dp(1.5)), cs, margin
 
 
+# A tint per shape, so that each drawing stands apart from the one beside it (all in ink
+# colours dark enough on the paper; the colour-blind palette needs no more, each drawing
+# is also framed).
+SHAPE_INK = {"O": (0.16, 0.22, 0.42, 1), "I": (0.10, 0.42, 0.45, 1),
+             "T": (0.45, 0.22, 0.50, 1), "L": (0.55, 0.30, 0.12, 1),
+             "S": (0.18, 0.42, 0.20, 1), "B1": (0.50, 0.18, 0.25, 1),
+             "B2": (0.50, 0.18, 0.25, 1), "B4": (0.50, 0.18, 0.25, 1)}
+
+
+def draw_drawings(gx: float, gy: float, cs: float, drawings: list[Any]) -> None:
+    """Each drawing (``{"shape", "cells"}`` of the view's history) in its shape's ink, with
+    a paper-coloured frame round it: drawings side by side read as separate shapes."""
+    for d in drawings:
+        cells = {parse_cell(c) for c in d.get("cells") or []}
+        if not cells:
+            continue
+        Color(*SHAPE_INK.get(str(d.get("shape")), INK))
+        for r, c in cells:
+            Rectangle(pos=(gx + c * cs + cs * 0.06, gy + (8 - r) * cs + cs * 0.06),
+                      size=(cs * 0.88, cs * 0.88))
+            # join the squares of one drawing: fill the gap to a neighbour of the same one
+            if (r, c + 1) in cells:
+                Rectangle(pos=(gx + c * cs + cs * 0.94, gy + (8 - r) * cs + cs * 0.06),
+                          size=(cs * 0.12, cs * 0.88))
+            if (r + 1, c) in cells:
+                Rectangle(pos=(gx + c * cs + cs * 0.06, gy + (8 - r) * cs - cs * 0.06),
+                          size=(cs * 0.88, cs * 0.12))
+
+
 def draw_sheet(x0: float, y0: float, side: float, sheet: list[str], lit: set[str],
-               labels: bool, lab: float) -> float:
-    """Draw a sheet; returns the cell size. Labels take a margin on the left and top."""
+               labels: bool, lab: float, drawings: list[Any] | None = None) -> float:
+    """Draw a sheet; returns the cell size. Labels take a margin on the left and top.
+    With ``drawings`` (the view's history) each drawing is shown in its shape's colour."""
     gx, gy, cs, margin = grid_origin(x0, y0, side, labels)
+    drawn = {parse_cell(c) for d in drawings or [] for c in d.get("cells") or []}
     Color(0, 0, 0, 0.3)
     RoundedRectangle(pos=(x0 + dp(2), y0 - dp(4)), size=(side, side), radius=[dp(8)])
     Color(*PAPER)
@@ -53,12 +86,14 @@ def draw_sheet(x0: float, y0: float, side: float, sheet: list[str], lit: set[str
             if name in lit:
                 Color(1.0, 0.86, 0.35, 0.45)
                 Rectangle(pos=(x, y), size=(cs, cs))
-            if ch == "#":
+            if ch == "#" and (r, c) not in drawn:
                 Color(*INK)
                 Rectangle(pos=(x + cs * 0.08, y + cs * 0.08), size=(cs * 0.84, cs * 0.84))
             elif ch == "*":
                 Color(0.2, 0.55, 0.85, 1)
                 Rectangle(pos=(x + cs * 0.08, y + cs * 0.08), size=(cs * 0.84, cs * 0.84))
+    if drawings:
+        draw_drawings(gx, gy, cs, drawings)
     Color(0.55, 0.55, 0.5, 1)
     for k in range(10):
         w = dp(2.4) if k % 3 == 0 else dp(0.8)
@@ -122,7 +157,8 @@ class TedokuSheet(BoardWidget):
         me = m.me()
         x0, y0, side, gx, gy, cs = self.geometry()  # type: ignore[misc]
         lit = card_cells(m.view.get("card")) if m.view.get("outcome") is None else set()
-        draw_sheet(x0, y0, side, list(me.get("sheet") or []), lit, True, self.label_size())
+        draw_sheet(x0, y0, side, list(me.get("sheet") or []), lit, True, self.label_size(),
+                   list(me.get("history") or []))
         ghost = m.ghost()
         if ghost:
             ok = m.ghost_command() is not None
@@ -229,8 +265,10 @@ class TedokuSheet(BoardWidget):
             box.add_widget(row)
             self.place_button = place
             if self.misfit_reason:
-                box.add_widget(WrapLabel(text=self.misfit_reason, font_size=sp(15),
-                                         color=(1, 0.62, 0.5, 1)))
+                why_label = WrapLabel(text=self.misfit_reason, font_size=sp(15),
+                                      color=(1, 0.62, 0.5, 1))
+                box.add_widget(why_label)
+                Clock.schedule_once(lambda *_: scroll_into_view(why_label), 0)
         others = m.others()
         if others:
             strip = BoxLayout(size_hint_y=None, height=dp(120), spacing=dp(8))
@@ -285,3 +323,15 @@ class MiniSheet(Widget):
             mark = " ✓" if self.placed else ""
             draw_text(f"{self.title}: {self.score}{mark.replace('✓', '(drawn)')}",
                       self.center_x, self.top - dp(9), sp(12), IVORY if not self.placed else MUTED)
+
+
+def scroll_into_view(widget: Any) -> None:
+    """Scroll the panel holding ``widget`` so that it shows (the reason a drawing does not
+    fit, under the buttons, on a phone whose panel scrolls)."""
+    from kivy.uix.scrollview import ScrollView
+
+    sv = widget.parent
+    while sv is not None and sv is not sv.parent and not isinstance(sv, ScrollView):
+        sv = sv.parent
+    if isinstance(sv, ScrollView) and widget.parent is not None:
+        sv.scroll_to(widget, padding=dp(4), animate=False)

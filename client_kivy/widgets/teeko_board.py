@@ -8,7 +8,14 @@ from kivy.graphics import Color, Ellipse, Line
 from kivy.metrics import dp
 
 from client_kivy.vm.teeko import FILES, TeekoModel
-from client_kivy.widgets.board import BoardWidget, draw_piece, draw_text, draw_wood, lerp
+from client_kivy.widgets.board import (
+    BoardWidget,
+    draw_piece,
+    draw_text,
+    draw_wood,
+    lerp,
+    text_texture,
+)
 
 SLIDE = 0.3
 """Seconds a piece takes to slide to its new point (or to drop onto it), at normal speed."""
@@ -113,15 +120,28 @@ class TeekoBoard(BoardWidget):
                 d = f"{FILES[i + 1]}{r}"
                 Line(points=[*self.point(a), *self.point(b)], width=dp(1))
                 Line(points=[*self.point(c), *self.point(d)], width=dp(1))
-        # coordinates
+        # coordinates, outside the rings drawn round the pieces of the edge (the last move,
+        # the winning four): on a small board the margin is narrow
         lab = self.label_size()
-        for i in range(5):
-            cx, _ = self.point(f"{FILES[i]}1")
-            draw_text(FILES[i], cx, y0 + step * 0.3, lab, (0.25, 0.14, 0.06, 1), True)
-            _, cy = self.point(f"a{i + 1}")
-            draw_text(str(i + 1), x0 + step * 0.3, cy, lab, (0.25, 0.14, 0.06, 1), True)
         r_hole = step * 0.30
         r_piece = step * 0.38
+        ring = r_piece + dp(8)  # the widest ring (the winning four), with its line
+        self.coord_rects: dict[str, tuple[float, float, float, float]] = {}
+        """Where each coordinate is written (x, y, width, height)."""
+        for i in range(5):
+            for text, horizontal in ((FILES[i], True), (str(i + 1), False)):
+                tex = text_texture(text, lab, (0.25, 0.14, 0.06, 1), True)
+                half = (tex.height if horizontal else tex.width) / 2
+                off = max(half, min(step * 0.3, step * 0.8 - ring - half - dp(4)))
+                if horizontal:
+                    cx, cy = self.point(f"{FILES[i]}1")[0], y0 + off
+                else:
+                    cx, cy = x0 + off, self.point(f"a{i + 1}")[1]
+                self.coord_rects[text] = (cx - tex.width / 2, cy - tex.height / 2, tex.width,
+                                          tex.height)
+                draw_text(text, cx, cy, lab, (0.25, 0.14, 0.06, 1), True)
+        self.ring_radius = r_piece + dp(5) + dp(1)
+        """The last move's ring (radius to the outside of its line)."""
         targets = m.targets()
         movable = m.movable() if m.selected is None else set()
         last = m.last()

@@ -208,6 +208,10 @@ class TekaTable(BoardWidget):
         counts = v.get("counts") or [0, 0, 0, 0]
         dealer = v.get("dealer")
         # seats
+        self.plates: dict[int, tuple[float, float, float, float]] = {}
+        """Each seat's plate as drawn (x, y, width, height)."""
+        self.labels: dict[str, tuple[float, float, float, float]] = {}
+        """Words drawn on the table ("Bidding") and where."""
         for seat in range(4):
             pos = m.position(seat)
             ax, ay = self.seat_anchor(pos, table)
@@ -229,7 +233,10 @@ class TekaTable(BoardWidget):
                                (0.2, 0.14, 0.05, 1) if active else MUTED)
             bw, bh = max(tex.width, sub.width) + 2 * pad, tex.height * 2.3 + pad
             bx, by = ax - bw / 2, ay - bh / 2
+            # inside the table: not over the hand below it nor past the board's top
             bx = max(tx + dp(2), min(bx, tx + tw - bw - dp(2)))
+            by = max(ty + dp(2), min(by, ty + th - bh - dp(2)))
+            self.plates[seat] = (bx, by, bw, bh)
             Color(*(BRASS if active else (0, 0, 0, 0.45)))
             RoundedRectangle(pos=(bx, by), size=(bw, bh), radius=[dp(10)])
             from kivy.graphics import Rectangle
@@ -260,7 +267,17 @@ class TekaTable(BoardWidget):
                       cx, ty + th * 0.25, lab, (1, 0.8, 0.4, 1), True)
         phase = v.get("phase")
         if phase == "bidding" and not contract:
-            draw_text("Bidding", cx, ty + th * 0.74, lab * 1.2, BRASS, True)
+            # between the plates (no trick is on the table while bidding): under the top
+            # plate and over the bottom one, the middle when they leave room
+            top_plate = min((p[1] for seat, p in self.plates.items()
+                             if m.position(seat) == "top"), default=ty + th)
+            tex = text_texture("Bidding", lab * 1.2, BRASS, True)
+            y = min(ty + th * 0.74, top_plate - tex.height / 2 - dp(2))
+            if y - tex.height / 2 < cy:  # a short table: level with the side plates
+                y = cy
+            self.labels["Bidding"] = (cx - tex.width / 2, y - tex.height / 2, tex.width,
+                                      tex.height)
+            draw_text("Bidding", cx, y, lab * 1.2, BRASS, True)
         # trick in the middle
         tcw, tch = cw * 0.85, ch * 0.85
         last_winner = m.showing_last()
@@ -336,7 +353,9 @@ class TekaTable(BoardWidget):
         n = len(self.model.hand())
         _cw, ch, per, _step, offset = self.hand_layout(n)
         rows = -(-n // per) if n else 1
-        return ch * 1.18 + offset * (rows - 1)
+        # the front row with a selected card raised (0.22 of its height) and its margin: a
+        # raised card stays under the table, off the seat plates
+        return dp(6) + ch * 1.24 + offset * (rows - 1)
 
     def tap_targets(self) -> list[tuple[float, float, float, float, str]]:
         """The cards of the hand a tap can reach (x, y, width, height, card)."""
