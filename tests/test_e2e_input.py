@@ -163,3 +163,34 @@ async def test_a_socket_on_a_game_id_that_cannot_exist_answers_not_found(daphne_
             assert answer["type"] == "error" and answer["code"] == "not_found", answer
             assert len(answer["reason"]) <= 200
     assert "Traceback" not in daphne_server.output()
+
+
+async def test_a_null_command_is_malformed_in_every_game_and_reaches_no_sql(daphne_server):
+    """``"command": null`` (or an absent one) is refused as ``malformed`` at every table;
+    nothing is appended and no statement reaches PostgreSQL (no traceback in the log)."""
+    for kind in ("teeko", "tiku", "tedoku", "teka"):
+        body = json.dumps({"kind": kind, "join": {"name": "Ann"}}).encode()
+        status, _ctype, raw = http(daphne_server, "POST", "/api/games/", body)
+        assert status == 201, raw
+        g = json.loads(raw)
+        seq = json.loads(http(daphne_server, "GET", f"/api/games/{g['id']}/")[2])["seq"]
+        async with websockets.connect(f"{daphne_server.ws}/ws/games/{g['id']}/") as ws:
+            await ws.send(json.dumps({"type": "hello", "seat": 0, "secret": g["joined"]["secret"]}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+            for expected in (seq, 1, None):
+                await ws.send(
+                    json.dumps(
+                        {"type": "command", "command": None, "expected_seq": expected, "ref": "n"}
+                    )
+                )
+                while (answer := json.loads(await asyncio.wait_for(ws.recv(), 10)))["type"] in (
+                    "events",
+                    "presence",
+                ):
+                    pass
+                assert answer["type"] == "error" and answer["code"] == "malformed", (kind, answer)
+                assert answer["ref"] == "n"
+        after = json.loads(http(daphne_server, "GET", f"/api/games/{g['id']}/")[2])["seq"]
+        assert after == seq, kind
+    out = daphne_server.output()
+    assert "Traceback" not in out and "syntax error" not in out, out[-2000:]
