@@ -102,6 +102,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "server.games.middleware.ControlCharactersInPath",  # /x%00/: 404 before any view
     # Static files (the admin's and server/web's) with caching headers, served by daphne
     # itself: no web server needed at a game night (docs/web.md, "Static files").
     "server.web.middleware.StaticFiles",  # WhiteNoise

@@ -140,11 +140,19 @@ async def test_a_command_naming_its_seat_must_name_it_as_an_integer(daphne_serve
 def test_a_small_fuzz_run_appends_nothing_and_answers_everything(daphne_server):
     """server.ops.fuzz in small (the benchmark command runs 100,000 frames and 10,000
     requests): hypothesis junk between valid moves on tables of all four kinds."""
-    from server.ops.fuzz import fuzz
+    from server.ops.fuzz import admin_session, fuzz, routes
 
     out = fuzz(
-        daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0, log=lambda _m: None
+        daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0,
+        log=lambda _m: None, route_values=("real", "%00", "a%00b", "a/b", "9" * 19),
+        admin_cookie=admin_session(),
     )
+    every = routes()  # every route of every urls.py: pages, API, leagues, admin
+    assert {"players/<path:username>/", "api/games/<id:game_id>/", "admin/games/game/",
+            "games/<str:game_id>/", "tv/", "leagues/<id:league_id>/standings.csv"} <= set(every)
+    assert out["routes"] == len(every) and out["route_requests"] > 6 * len(every)
+    assert out["route_5xx"] == 0, out["examples"]
+    assert {200, 404} <= set(out["route_statuses"]), out["route_statuses"]
     assert out["frames"] >= 300 and out["valid_commands"] >= 10 and out["requests"] == 60
     assert out["unanswered"] == 0 and out["junk_accepted"] == 0 and out["junk_events"] == 0
     assert out["server_error"] == 0 and out["http_5xx"] == 0 and out["http_not_json"] == 0
