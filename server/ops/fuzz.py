@@ -1151,8 +1151,9 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("GAMENIGHT_BOT_TIME_LIMIT", "0.5")  # (bot seats made by junk HTTP)
     server = contextlib.nullcontext(args.url) if args.url else LocalServer("gamenight_fuzz")
-    with server as base:
-        pid = getattr(server, "pid", None)
+    with server as bases:
+        base = bases[0] if isinstance(bases, list) else bases  # (LocalServer: one per process)
+        pid = getattr(server, "pid", None) or next(iter(getattr(server, "pids", [])), None)
         print(f"server {base}" + (f" (daphne pid {pid}, started here)" if pid else ""), flush=True)
         out = fuzz(
             base,
