@@ -1071,6 +1071,11 @@ def fuzz(
             codes.append(_json(base, "GET", f"/api/games/{gid}/")["code"])
     fz.run_http(request_plans, ids, codes or ["AAAAAA"])
     t_http = time.perf_counter() - t2
+    if requests:
+        log(
+            f"http: {report.requests} requests in {t_http:.1f} s, "
+            f"{report.requests / max(t_http, 1e-9):.0f} requests/s"
+        )
     t3 = time.perf_counter()
     cookies = (None, admin_cookie) if admin_cookie else (None,)
     who = ", anonymous and as an admin" if admin_cookie else ""
@@ -1081,11 +1086,6 @@ def fuzz(
         f"(GET, POST, HEAD with junk parameters{who}) "
         f"in {t_routes:.1f} s, {swept['5xx']} x 5xx"
     )
-    if requests:
-        log(
-            f"http: {report.requests} requests in {t_http:.1f} s, "
-            f"{report.requests / max(t_http, 1e-9):.0f} requests/s"
-        )
     logs = fz.check_logs()
     alive = asyncio.run(fz.alive())
     out = {
