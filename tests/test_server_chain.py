@@ -301,6 +301,7 @@ def test_no_event_follows_the_end_and_the_outcome_is_the_logs(server_runtime, cl
     for sql in (
         "UPDATE games_game SET outcome = '{\"winners\": [1], \"reason\": \"x\"}' WHERE id = %s",
         "UPDATE games_game SET outcome = NULL WHERE id = %s",
+        "UPDATE games_game SET status = 'live' WHERE id = %s",
     ):
         with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cur:
             cur.execute(sql, [game.pk])
