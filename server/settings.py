@@ -22,9 +22,67 @@ from urllib.parse import unquote, urlparse
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "gamenight-dev-insecure-key-change-me")
+VAR_DIR = Path(os.environ.get("GAMENIGHT_VAR", "") or BASE_DIR / "var")
+
+
+def _install_secret_key() -> str:
+    """This install's secret key: generated once into ``var/secret-key.txt`` (mode 600), as
+    the admin password is, and read from there by every later start and every process.
+    Written to a temporary file and linked into place, so processes starting at once all
+    read the one key that won."""
+    import secrets
+    import tempfile
+    import time
+
+    path = VAR_DIR / "secret-key.txt"
+    for _ in range(50):
+        try:
+            key = path.read_text().strip()
+        except FileNotFoundError:
+            key = ""
+        if key:
+            return key
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=VAR_DIR, prefix=".secret-key.")  # mode 600
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(50) + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            time.sleep(0.01)
+        finally:
+            os.unlink(tmp)
+    raise RuntimeError(f"cannot read or write the secret key {path}")
+
+
+def _default_hosts() -> list[str]:
+    """The names this server is reached by when ``ALLOWED_HOSTS`` is not set: the address
+    ``serve`` prints (the LAN address, or ``GAMENIGHT_HOST`` when it is one), this
+    machine's name (and its mDNS ``.local`` name), and loopback."""
+    import socket
+
+    from server.run import lan_address
+
+    hosts = ["localhost", "127.0.0.1", "[::1]", "testserver"]
+    listen = os.environ.get("GAMENIGHT_HOST", "")
+    if listen and listen not in ("0.0.0.0", "::"):
+        hosts.append(f"[{listen}]" if ":" in listen else listen)
+    hosts.append(lan_address())
+    name = socket.gethostname()
+    if name:
+        hosts += [name, f"{name.split('.')[0]}.local"]
+    return list(dict.fromkeys(hosts))
+
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _install_secret_key()
 DEBUG = os.environ.get("DJANGO_DEBUG", "") not in ("", "0")
-ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h]
+ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h] or (
+    _default_hosts()
+)
+
+API_TOKEN_DAYS = float(os.environ.get("GAMENIGHT_TOKEN_DAYS", "30"))
+"""Days an API token (``/api/login``) is accepted after it was made; then log in again.
+Revoke a user's tokens earlier in the admin (Users: "Revoke API tokens")."""
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
@@ -44,6 +102,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "server.games.middleware.ControlCharactersInPath",  # /x%00/: 404 before any view
     # Static files (the admin's and server/web's) with caching headers, served by daphne
     # itself: no web server needed at a game night (docs/web.md, "Static files").
     "server.web.middleware.StaticFiles",  # WhiteNoise

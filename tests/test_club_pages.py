@@ -75,16 +75,41 @@ def test_csv_exports(client, club):
     league, season = club
     r = client.get(f"/leagues/{league.pk}/standings.csv?season={season.pk}")
     assert r["Content-Type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(r.content.decode())))
+    rows = list(csv.reader(io.StringIO(r.content.decode("utf-8-sig"))))
     assert rows[0][:3] == ["rank", "player", "played"] and len(rows) == 5
     assert "'=dee" in [row[1] for row in rows]  # (not a formula in a spreadsheet)
     played = sum(int(row[2]) for row in rows[1:])
     assert played == 12  # 3 rounds of 2 games, 2 players each
     r = client.get(f"/leagues/{league.pk}/fixtures.csv?season={season.pk}")
-    rows = list(csv.reader(io.StringIO(r.content.decode())))
+    rows = list(csv.reader(io.StringIO(r.content.decode("utf-8-sig"))))
     assert rows[0][0] == "round" and len(rows) == 1 + 8
     assert {row[6] for row in rows[1:]} == {"finished", "live"}
     assert client.get(f"/leagues/{league.pk}/fixtures.csv?season=all").status_code == 404
+
+
+def test_a_name_with_a_slash_links_and_exports_read_as_utf8(client, club, django_user_model):
+    """A player named ``Zoë/b`` has a working link on the league page, and the CSV
+    exports begin with a UTF-8 byte-order mark (spreadsheets otherwise read Latin-1)."""
+    import re
+
+    league, season = club
+    bob = django_user_model.objects.get(username="bob")
+    bob.username = "Zoë/b"
+    bob.save()
+    html = client.get(f"/leagues/{league.pk}/").content.decode()
+    links = set(re.findall(r'href="(/players/[^"]*)"', html))
+    zoe = [h for h in links if "Zo" in h]
+    assert zoe, links
+    for href in links:
+        page = client.get(href)
+        assert page.status_code == 200, href
+    assert "Zoë/b" in client.get(zoe[0]).content.decode()
+    for name in ("standings", "fixtures"):
+        raw = client.get(f"/leagues/{league.pk}/{name}.csv?season={season.pk}").content
+        assert raw.startswith(b"\xef\xbb\xbf"), raw[:20]
+    assert "Zoë/b".encode() in client.get(
+        f"/leagues/{league.pk}/standings.csv?season={season.pk}"
+    ).content
 
 
 def test_player_page(client, club):
@@ -94,6 +119,8 @@ def test_player_page(client, club):
     assert 'href="/players/bob/"' in html
     assert client.get("/players/nobody/").status_code == 404
     assert client.get("/players/%3Ddee/").status_code == 200
+    for bad in ("%00", "a%00b", "%01", "a%0Ab"):  # no one's name, never a server error
+        assert client.get(f"/players/{bad}/").status_code == 404, bad
 
 
 def test_league_api_names_its_seasons_and_page(client, club):

@@ -140,11 +140,19 @@ async def test_a_command_naming_its_seat_must_name_it_as_an_integer(daphne_serve
 def test_a_small_fuzz_run_appends_nothing_and_answers_everything(daphne_server):
     """server.ops.fuzz in small (the benchmark command runs 100,000 frames and 10,000
     requests): hypothesis junk between valid moves on tables of all four kinds."""
-    from server.ops.fuzz import fuzz
+    from server.ops.fuzz import admin_session, fuzz, routes
 
     out = fuzz(
-        daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0, log=lambda _m: None
+        daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0,
+        log=lambda _m: None, route_values=("real", "%00", "a%00b", "a/b", "9" * 19),
+        admin_cookie=admin_session(),
     )
+    every = routes()  # every route of every urls.py: pages, API, leagues, admin
+    assert {"players/<path:username>/", "api/games/<id:game_id>/", "admin/games/game/",
+            "games/<str:game_id>/", "tv/", "leagues/<id:league_id>/standings.csv"} <= set(every)
+    assert out["routes"] == len(every) and out["route_requests"] > 6 * len(every)
+    assert out["route_5xx"] == 0, out["examples"]
+    assert {200, 404} <= set(out["route_statuses"]), out["route_statuses"]
     assert out["frames"] >= 300 and out["valid_commands"] >= 10 and out["requests"] == 60
     assert out["unanswered"] == 0 and out["junk_accepted"] == 0 and out["junk_events"] == 0
     assert out["server_error"] == 0 and out["http_5xx"] == 0 and out["http_not_json"] == 0
@@ -163,3 +171,34 @@ async def test_a_socket_on_a_game_id_that_cannot_exist_answers_not_found(daphne_
             assert answer["type"] == "error" and answer["code"] == "not_found", answer
             assert len(answer["reason"]) <= 200
     assert "Traceback" not in daphne_server.output()
+
+
+async def test_a_null_command_is_malformed_in_every_game_and_reaches_no_sql(daphne_server):
+    """``"command": null`` (or an absent one) is refused as ``malformed`` at every table;
+    nothing is appended and no statement reaches PostgreSQL (no traceback in the log)."""
+    for kind in ("teeko", "tiku", "tedoku", "teka"):
+        body = json.dumps({"kind": kind, "join": {"name": "Ann"}}).encode()
+        status, _ctype, raw = http(daphne_server, "POST", "/api/games/", body)
+        assert status == 201, raw
+        g = json.loads(raw)
+        seq = json.loads(http(daphne_server, "GET", f"/api/games/{g['id']}/")[2])["seq"]
+        async with websockets.connect(f"{daphne_server.ws}/ws/games/{g['id']}/") as ws:
+            await ws.send(json.dumps({"type": "hello", "seat": 0, "secret": g["joined"]["secret"]}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] == "welcome"
+            for expected in (seq, 1, None):
+                await ws.send(
+                    json.dumps(
+                        {"type": "command", "command": None, "expected_seq": expected, "ref": "n"}
+                    )
+                )
+                while (answer := json.loads(await asyncio.wait_for(ws.recv(), 10)))["type"] in (
+                    "events",
+                    "presence",
+                ):
+                    pass
+                assert answer["type"] == "error" and answer["code"] == "malformed", (kind, answer)
+                assert answer["ref"] == "n"
+        after = json.loads(http(daphne_server, "GET", f"/api/games/{g['id']}/")[2])["seq"]
+        assert after == seq, kind
+    out = daphne_server.output()
+    assert "Traceback" not in out and "syntax error" not in out, out[-2000:]

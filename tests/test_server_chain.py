@@ -263,3 +263,59 @@ def test_roles_from_the_environment(monkeypatch, tmp_path):
     stmts = grants.grant_sql("gn")
     assert 'GRANT SELECT, INSERT ON "public"."games_event" TO "gn"' in stmts
     assert not any("TRUNCATE" in s or "TRIGGER" in s for s in stmts)
+
+
+def _finish_game(game_id: int, seed: int = 1) -> None:
+    from random import Random
+
+    from server_helpers import pick_move
+
+    rng = Random(seed)
+    while True:
+        e = store.entry(game_id)
+        if e.game.outcome(e.state) is not None:
+            return
+        seat = rng.choice(e.game.to_act(e.state))
+        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
+
+
+def test_no_event_follows_the_end_and_the_outcome_is_the_logs(server_runtime, client):
+    """In the database itself: an event appended after a game's end is refused (with a
+    correct seq and hash), the stored outcome cannot be changed, cleared or set on a live
+    game, and ``/verify/`` checks the stored outcome against the fold of the log."""
+    from server.games.models import Game
+
+    game = store.create_game("teeko", {}, guests(2))
+    _finish_game(game.pk)
+    g = Game.objects.get(pk=game.pk)
+    assert g.status == Game.FINISHED and g.outcome is not None
+    assert client.get(f"/api/games/{game.pk}/verify/").json()["ok"] is True
+    report = store.verify_chain(game.pk)
+    seq = report.events + 1
+    ev = {"type": "result", "winners": [1], "reason": "adjudicated", "scores": []}
+    h = store.chain_hash(report.head, seq, None, ev)
+    with pytest.raises(DatabaseError, match="no event follows its end"):
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute(store._INSERT_HEAD + store._INSERT_ROW,
+                        [game.pk, seq, "result", json.dumps(ev), None, h])
+    for sql in (
+        "UPDATE games_game SET outcome = '{\"winners\": [1], \"reason\": \"x\"}' WHERE id = %s",
+        "UPDATE games_game SET outcome = NULL WHERE id = %s",
+        "UPDATE games_game SET status = 'live' WHERE id = %s",
+    ):
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cur:
+            cur.execute(sql, [game.pk])
+    live = store.create_game("teeko", {}, guests(2))
+    play_random(live.pk, 3)
+    assert Game.objects.get(pk=game.pk).outcome == g.outcome
+    # the corrections the server makes come before the end, by the statement that ends it
+    store.append_result(live.pk, [1], "adjudicated")
+    assert client.get(f"/api/games/{live.pk}/verify/").json()["ok"] is True
+    # a stored outcome the log does not have (written with the triggers off) is seen
+    with transaction.atomic(), connection.cursor() as cur:
+        cur.execute("ALTER TABLE games_game DISABLE TRIGGER USER")
+        cur.execute("UPDATE games_game SET outcome = '{\"winners\": [0]}' WHERE id = %s",
+                    [live.pk])
+        cur.execute("ALTER TABLE games_game ENABLE TRIGGER USER")
+    body = client.get(f"/api/games/{live.pk}/verify/").json()
+    assert body["ok"] is False and "stored outcome differs" in body["reason"], body

@@ -202,7 +202,9 @@ def test_league_standings(client, django_user_model, server_runtime):
     assert client.get("/admin/games/event/").status_code == 200
 
 
-def test_front_page_lists_tables_games_and_standings(client, django_user_model, server_runtime):
+def test_front_page_lists_tables_games_and_standings(
+    client, django_user_model, server_runtime, settings
+):
     users = [django_user_model.objects.create_user(n, password="pw") for n in ("ann", "bob")]
     league = League.objects.create(name="Tuesday <Club>", kind="teeko")
     league.members.set(users)
@@ -226,6 +228,7 @@ def test_front_page_lists_tables_games_and_standings(client, django_user_model, 
     live = store.create_game(
         "tedoku", {"seats": 2}, [{"kind": "guest", "name": "Zed"}, {"kind": "bot", "level": "hard"}]
     )
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "club.example"]  # (a deployment's name)
     html = client.get("/", HTTP_HOST="club.example:8000").content.decode()
 
     def shows(pk: int, part: str) -> bool:  # (the table cell "#<id>", not "#222" in the CSS)

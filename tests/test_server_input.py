@@ -204,3 +204,14 @@ def test_join_seat_zero_with_the_partner_draw_is_lobby_place_zero(api):
     )
     assert json_error(r, 400, "bad_request") == "seat 1 is taken"
     assert Game.objects.count() == before
+
+
+def test_seats_of_the_wrong_type_are_a_400_with_a_reason(api):
+    before = Game.objects.count()
+    for seats in ("2", "-1", "1.5", "true", "false", "1e30", '"ab"', "{}", '{"kind": "open"}'):
+        raw = '{"kind": "teeko", "seats": ' + seats + "}"
+        reason = json_error(post(api, "/api/games/", raw=raw), 400)
+        assert "seats is a list" in reason, (seats, reason)
+    assert Game.objects.count() == before
+    r = post(api, "/api/games/", {"kind": "teeko", "seats": ["open", "open"]})
+    assert r.status_code == 201, r.content

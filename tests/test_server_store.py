@@ -243,3 +243,22 @@ def test_chain_hash_is_sha256_of_previous_and_canonical_record():
         want = hashlib.sha256(("ab" + body).encode()).hexdigest()
         assert store.chain_hash("ab", 7, seat, event) == want
         assert store.chain_hash_json("ab", 7, seat, dumps(event)) == want
+
+
+def test_the_store_refuses_an_empty_batch_before_any_sql(server_runtime):
+    """An append of no events is a narrow error raised before a statement is built."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from core.api import IllegalMoveError
+
+    gid = store.create_game("teeko").pk
+    seq = store.current_seq(gid)
+    with CaptureQueriesContext(connection) as queries:
+        with pytest.raises(store.EmptyBatch):
+            store._insert(gid, [], "")
+    assert not [q for q in queries.captured_queries if "INSERT" in q["sql"]]
+    with pytest.raises(IllegalMoveError) as refused:
+        store.submit(gid, 0, None, seq)
+    assert refused.value.code == "malformed"
+    assert store.current_seq(gid) == seq

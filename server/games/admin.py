@@ -270,13 +270,14 @@ class LeagueAdmin(admin.ModelAdmin):
 class TokenAdmin(admin.ModelAdmin):
     """Who has API tokens, never the tokens: a key is a credential (whoever reads it acts for
     that user and sees that user's hand). The key is the primary key, so the list has no
-    links and no actions (both would carry it), and no token is made here. To revoke a
-    user's tokens, make the user inactive."""
+    links and no actions (both would carry it), and no token is made here. A token is
+    accepted for ``settings.API_TOKEN_DAYS`` days; to revoke a user's tokens earlier, select
+    the user under Users and run "Revoke API tokens" (or make the user inactive)."""
 
-    list_display = ("user", "created_at")
+    list_display = ("user", "created_at", "expires_at", "expired")
     list_display_links = None
     actions = None
-    fields = ("user", "created_at")
+    fields = ("user", "created_at", "expires_at", "expired")
     readonly_fields = fields
 
     def has_add_permission(self, request: Any) -> bool:
@@ -284,3 +285,25 @@ class TokenAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: Any, obj: Any = None) -> bool:
         return False
+
+
+@admin.action(description="Revoke API tokens (the app asks them to log in again)")
+def revoke_api_tokens(modeladmin: Any, request: Any, queryset: Any) -> None:
+    n, _ = Token.objects.filter(user__in=queryset).delete()
+    modeladmin.message_user(request, f"{n} API token(s) revoked")
+
+
+def _user_admin_with_revoke() -> None:
+    """Users in the admin get the "Revoke API tokens" action (tokens are no event log:
+    revoking deletes them)."""
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    base = type(admin.site._registry[User]) if admin.site.is_registered(User) else admin.ModelAdmin
+    actions = [*(getattr(base, "actions", None) or []), revoke_api_tokens]
+    if admin.site.is_registered(User):
+        admin.site.unregister(User)
+    admin.site.register(User, type("UserAdmin", (base,), {"actions": actions}))
+
+
+_user_admin_with_revoke()

@@ -498,7 +498,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 )
             )
             return
-        if "command" not in msg:
+        if msg.get("command") is None:
             self.push_text(_err("malformed", "a command message has a 'command'", ref=ref))
             return
         try:

@@ -4,11 +4,12 @@ views through :func:`unavailable_response`, every other view through the middlew
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotFound, JsonResponse
 from django.middleware.common import CommonMiddleware
 from django.utils.deprecation import MiddlewareMixin
 
 from . import dbpool
+from .inputs import text_ok
 
 
 class DatabaseUnavailable(MiddlewareMixin):
@@ -38,3 +39,17 @@ class ApiCommonMiddleware(CommonMiddleware):
         if request.path_info.startswith("/api/"):
             return False
         return bool(super().should_redirect_with_slash(request))
+
+
+class ControlCharactersInPath(MiddlewareMixin):
+    """A path with a NUL or another control character (``%00``, ``%0A``...) names nothing:
+    404 before any view runs (PostgreSQL text cannot hold a NUL, so a view looking such a
+    name up would fail), the protocol's JSON body under ``/api/``. (Sync and async capable.)"""
+
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        if text_ok(request.path_info):
+            return None
+        if request.path_info.startswith("/api/"):
+            return JsonResponse({"error": {"code": "not_found", "reason": "no such path"}},
+                                status=404)
+        return HttpResponseNotFound("no such page\n", content_type="text/plain")

@@ -10,6 +10,7 @@ hash and event count outside the event table (see ``store.verify_chain``).
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -190,6 +191,17 @@ class Token(models.Model):
     @staticmethod
     def new_key() -> str:
         return secrets.token_hex(20)
+
+    def expires_at(self) -> Any:
+        """When the token stops being accepted: ``settings.API_TOKEN_DAYS`` after it was made."""
+        from datetime import timedelta
+
+        return self.created_at + timedelta(days=settings.API_TOKEN_DAYS)
+
+    def expired(self) -> bool:
+        from django.utils import timezone
+
+        return bool(timezone.now() >= self.expires_at())
 
     def __str__(self) -> str:
         return f"token of {self.user}"

@@ -60,6 +60,10 @@ class StaleError(IllegalMoveError):
         return {"code": self.code, "reason": self.reason, "seq": self.seq}
 
 
+class EmptyBatch(ValueError):
+    """An append of no events was asked for: refused before any SQL is built."""
+
+
 class NotFound(LookupError):
     pass
 
@@ -120,6 +124,8 @@ def verify_chain(game_id: int) -> ChainReport:
         rows = cur.fetchall()
         cur.execute("SELECT events, head FROM games_chainhead WHERE game_id = %s", [game_id])
         recorded = cur.fetchone()
+        cur.execute("SELECT kind, status, outcome FROM games_game WHERE id = %s", [game_id])
+        stored = cur.fetchone()
     prev = GENESIS
     hashes: list[str] = []
     n = len(rows)
@@ -150,7 +156,29 @@ def verify_chain(game_id: int) -> ChainReport:
             False, n, n, "the last event's hash differs from the recorded chain head "
             "(history rewritten)", last,
         )
+    if stored is not None:
+        wrong = _outcome_differs(stored, [json.loads(r[3]) for r in rows])
+        if wrong:
+            return ChainReport(False, n, n, wrong, last)
     return ChainReport(True, n, head=last, hashes=hashes)
+
+
+def _outcome_differs(stored: tuple[Any, Any, Any], events: list[dict[str, Any]]) -> str:
+    """Why the game row's status and outcome are not those of its log's fold, or ``""``."""
+    from core.api import fold
+
+    kind, status, outcome = stored
+    cg = core.GAMES.get(kind)
+    if cg is None or not events:
+        return ""
+    folded = cg.outcome(fold(cg, events))
+    want = None if folded is None else json.loads(dumps(folded.to_json()))
+    have = json.loads(outcome) if isinstance(outcome, str) else outcome
+    if want != have:
+        return "the stored outcome differs from the outcome of the log"
+    if (status == Game.FINISHED) != (want is not None):
+        return "the game's status differs from its log (finished or not)"
+    return ""
 
 
 # --------------------------------------------------------------------------- cache
@@ -352,6 +380,8 @@ def _insert(
 ) -> list[str]:
     """One multi-row INSERT per 1000 events (a move is usually one or two). Each row's
     ``created_at`` is the transaction's ``now()``, or ``times`` (an imported log's)."""
+    if not records:
+        raise EmptyBatch("no events to append")
     hashes: list[str] = []
     row = _INSERT_ROW if times is None else _INSERT_ROW_AT
     with connection.cursor() as cur:
@@ -371,8 +401,10 @@ def _insert(
 
 _FINISH_CTE = (
     "UPDATE games_game SET status = 'finished', finished_at = now(), outcome = %s::jsonb "
-    "WHERE id = %s"
+    "WHERE id = %s AND (SELECT count(*) FROM ins) > 0"
 )
+"""(counts ``ins``, so all the events are inserted before the game is marked finished: no event
+may follow a finished game, see migration 0005)"""
 
 
 def _execute_now(sql: str, params: list[Any]) -> None:
@@ -419,6 +451,9 @@ class Move:
         state = e.state
         for _s, ev in pairs:
             state = game.evolve(state, ev)
+        if not pairs:
+            # Nothing to append: never an empty INSERT (PostgreSQL would refuse its syntax).
+            raise IllegalMoveError("malformed", "a command is required")
         self.entry = e
         self.records: list[Record] = [
             (e.seq + i, s, ev) for i, (s, ev) in enumerate(pairs, start=1)
@@ -555,6 +590,10 @@ def _seat_rows(game: Game, specs: list[Any] | None, n: int) -> tuple[list[Seat],
     from django.contrib.auth import get_user_model
 
     User = get_user_model()
+    if specs is not None and not isinstance(specs, list):
+        raise OptionsError(
+            f"seats is a list of seats like [{{'kind': 'open'}}], not {shown(specs)}"
+        )
     specs = list(specs or [])
     if len(specs) > n:
         raise OptionsError(f"{len(specs)} seats given but the table has {n}")
@@ -973,7 +1012,9 @@ def user_for_token(key: Any) -> Any:
     if not isinstance(key, str) or not key or len(key) > 128 or not text_ok(key):
         return None
     t = Token.objects.select_related("user").filter(key=key).first()
-    return t.user if t is not None and t.user.is_active else None
+    if t is None or t.expired():
+        return None
+    return t.user if t.user.is_active else None
 
 
 # --------------------------------------------------------------------------- reading

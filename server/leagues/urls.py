@@ -9,5 +9,5 @@ urlpatterns = [
     path("leagues/<id:league_id>/", views.league_page),
     path("leagues/<id:league_id>/standings.csv", views.standings_csv),
     path("leagues/<id:league_id>/fixtures.csv", views.fixtures_csv),
-    path("players/<str:username>/", views.player_page),
+    path("players/<path:username>/", views.player_page),
 ]

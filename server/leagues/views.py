@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from server.games.inputs import text_ok
 from server.games.models import Game, League, Seat
 from server.games.views import outcome_text
 
@@ -187,6 +188,7 @@ def league_page(request: HttpRequest, league_id: int) -> HttpResponse:
 def _csv_response(name: str) -> tuple[HttpResponse, Any]:
     resp = HttpResponse(content_type="text/csv; charset=utf-8")
     resp["Content-Disposition"] = f'attachment; filename="{name}"'
+    resp.write("\ufeff")  # a byte-order mark: spreadsheet programs then read it as UTF-8
     return resp, csv.writer(resp)
 
 
@@ -233,6 +235,8 @@ def fixtures_csv(request: HttpRequest, league_id: int) -> HttpResponse:
 
 @require_safe
 def player_page(request: HttpRequest, username: str) -> HttpResponse:
+    if not text_ok(username):  # NUL and control characters are no one's name (and no SQL)
+        raise Http404("no such player")
     user = get_user_model().objects.filter(username=username[:150]).first()
     if user is None:
         raise Http404("no such player")

@@ -78,6 +78,13 @@ ERROR_CODES = {
     "unavailable",
 }
 OVERSIZE_EVERY = 1000
+ROUTE_VALUES = (
+    "real", "0", "1", "9" * 18, "9" * 19, "-1", "%00", "a%00b", "%01", "a%2Fb", "a/b",
+    "%C3%A9", "%ED%A0%80", "A" * 300, "..", "%25", "x%20y", "1.5",
+)
+"""What each parameter of a route is replaced with in the route sweep (``real``: a game id
+of the run; the others percent-encoded as they stand): ids out of range, NUL and control
+characters, a lone surrogate's UTF-8, slashes, very long and empty-ish values."""
 PROGRESS_EVERY = 10_000
 ANSWER_TIMEOUT = 15.0
 
@@ -849,6 +856,54 @@ class Fuzzer:
                 r.http_not_json += 1
                 r.note(f"not the JSON body: {status} {ctype} {method} {path[:100]} {raw[:100]!r}")
 
+    def sweep_routes(
+        self,
+        ids: list[int],
+        codes: list[str],
+        values: tuple[str, ...] = ROUTE_VALUES,
+        cookies: tuple[str | None, ...] = (None,),
+        threads: int = 4,
+    ) -> dict[str, Any]:
+        """Every route of every urls.py (:func:`routes`), each parameter replaced by each of
+        :data:`ROUTE_VALUES`, by GET, POST (a junk JSON body) and HEAD: no answer may be 5xx,
+        and under ``/api/`` every answer is JSON (counted with the other requests)."""
+        templates = routes()
+        jobs = [
+            (method, path, cookie)
+            for t in templates
+            for path in route_paths(t, ids, codes, values)
+            for method in ("GET", "POST", "HEAD")
+            for cookie in cookies
+        ]
+        statuses: Counter[int] = Counter()
+        fives = 0
+
+        def one(job: tuple[str, str, str | None]) -> int | None:
+            method, path, cookie = job
+            body = b'{"kind": "teeko", "seats": 2, "x": "\\u0000"}' if method == "POST" else None
+            headers = {"Cookie": cookie} if cookie else {}
+            try:
+                status, _c, _raw = _http(self.base, method, path, body, headers, timeout=60)
+            except Exception as exc:
+                self.report.http_failures.append(f"{method} {path[:100]}: {exc!r}"[:300])
+                return None
+            if status >= 500:
+                self.report.note(f"HTTP {status} for {method} {path[:120]} (route sweep)")
+            return status
+
+        with ThreadPoolExecutor(threads) as pool:
+            for status in pool.map(one, jobs):
+                if status is not None:
+                    statuses[status] += 1
+                    fives += status >= 500
+        return {
+            "routes": len(templates),
+            "as_admin": any(cookies),
+            "requests": sum(statuses.values()),
+            "5xx": fives,
+            "statuses": dict(sorted(statuses.items())),
+        }
+
     def run_http(
         self, plans: list[dict[str, Any]], ids: list[int], codes: list[str], threads: int = 4
     ) -> None:
@@ -887,6 +942,89 @@ def _latin1(s: str) -> str:
     return "".join(c if c.isprintable() and ord(c) < 256 else "?" for c in s)
 
 
+def routes() -> list[str]:
+    """Every route of every ``urls.py``: the root URLconf resolved recursively (the admin's,
+    the leagues', the games', the pages'), each a template like ``api/games/<id:game_id>/``
+    (regex routes made into one: a named group with alternatives takes the first)."""
+    import re
+
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "server.settings")
+        django.setup()
+    from django.urls import URLPattern, URLResolver, get_resolver
+    from django.urls.resolvers import RegexPattern
+
+    def text(pattern: Any) -> str:
+        raw = str(pattern)
+        if not isinstance(pattern, RegexPattern):
+            return raw
+        raw = raw.lstrip("^").rstrip("$").replace("\\Z", "").replace("\\.", ".")
+        return re.sub(
+            r"\(\?P<(\w+)>([^)]*)\)",
+            lambda m: m.group(2).split("|")[0] if "|" in m.group(2) else f"<str:{m.group(1)}>",
+            raw,
+        )
+
+    out: list[str] = []
+
+    def walk(patterns: Any, prefix: str) -> None:
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, prefix + text(p.pattern))
+            elif isinstance(p, URLPattern):
+                out.append(prefix + text(p.pattern))
+
+    walk(get_resolver().url_patterns, "")
+    return list(dict.fromkeys(out))
+
+
+def admin_session() -> str:
+    """A session cookie of a superuser made for the run (``fuzz-admin``), written straight
+    into the server's database: the sweep then reaches the admin's pages too (they need
+    the server's secret key, which every process of an install reads from ``var/``)."""
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.contrib.sessions.backends.db import SessionStore
+
+    User = get_user_model()
+    user = User.objects.filter(username="fuzz-admin").first()
+    if user is None:
+        user = User.objects.create_superuser("fuzz-admin", password=None)
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return f"sessionid={session.session_key}"
+
+
+def route_paths(
+    template: str, ids: list[int], codes: list[str], values: tuple[str, ...] = ROUTE_VALUES
+) -> list[str]:
+    """The paths of the sweep for one route: each parameter replaced by each of
+    :data:`ROUTE_VALUES` (a route without parameters: itself)."""
+    import re
+
+    params = re.findall(r"<(?:(\w+):)?(\w+)>", template)
+    if not params:
+        return ["/" + template]
+    out = []
+    for i, v in enumerate(values):
+        if v == "real":
+            v = str(ids[i % len(ids)])
+        out.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m, v=v: v, template))
+        if "code" in template and codes:
+            out.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", codes[0], template))
+    return list(dict.fromkeys(out))
+
+
 def fuzz(
     base: str,
     frames: int,
@@ -896,6 +1034,8 @@ def fuzz(
     junk_per_move: int = 20,
     workers: int = 2,
     log: Any = print,
+    route_values: tuple[str, ...] = ROUTE_VALUES,
+    admin_cookie: str | None = None,
 ) -> dict[str, Any]:
     """Run the fuzz against ``base``; returns the figures (see the module doc)."""
     report = Report()
@@ -936,6 +1076,16 @@ def fuzz(
             f"http: {report.requests} requests in {t_http:.1f} s, "
             f"{report.requests / max(t_http, 1e-9):.0f} requests/s"
         )
+    t3 = time.perf_counter()
+    cookies = (None, admin_cookie) if admin_cookie else (None,)
+    who = ", anonymous and as an admin" if admin_cookie else ""
+    swept = fz.sweep_routes(ids, codes or ["AAAAAA"], route_values, cookies)
+    t_routes = time.perf_counter() - t3
+    log(
+        f"routes: {swept['routes']} routes of every urls.py, {swept['requests']} requests "
+        f"(GET, POST, HEAD with junk parameters{who}) "
+        f"in {t_routes:.1f} s, {swept['5xx']} x 5xx"
+    )
     logs = fz.check_logs()
     alive = asyncio.run(fz.alive())
     out = {
@@ -960,8 +1110,13 @@ def fuzz(
         "http_5xx": report.http_5xx,
         "http_not_json": report.http_not_json,
         "http_failures": len(report.http_failures),
+        "routes": swept["routes"],
+        "route_requests": swept["requests"],
+        "route_5xx": swept["5xx"],
+        "route_statuses": swept["statuses"],
         "alive": alive,
-        "seconds": {"sockets": round(t_ws, 1), "http": round(t_http, 1)},
+        "seconds": {"sockets": round(t_ws, 1), "http": round(t_http, 1),
+                    "routes": round(t_routes, 1)},
         "examples": report.examples + report.http_failures[:5],
     }
     return out
@@ -996,8 +1151,9 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("GAMENIGHT_BOT_TIME_LIMIT", "0.5")  # (bot seats made by junk HTTP)
     server = contextlib.nullcontext(args.url) if args.url else LocalServer("gamenight_fuzz")
-    with server as base:
-        pid = getattr(server, "pid", None)
+    with server as bases:
+        base = bases[0] if isinstance(bases, list) else bases  # (LocalServer: one per process)
+        pid = getattr(server, "pid", None) or next(iter(getattr(server, "pids", [])), None)
         print(f"server {base}" + (f" (daphne pid {pid}, started here)" if pid else ""), flush=True)
         out = fuzz(
             base,
@@ -1008,6 +1164,7 @@ def main(argv: list[str] | None = None) -> int:
             args.junk_per_move,
             args.workers,
             log=lambda m: print(m, flush=True),
+            admin_cookie=None if args.url else admin_session(),
         )
         proc = getattr(server, "proc", None)
         out["daphne_running"] = proc is None or proc.poll() is None
@@ -1017,6 +1174,7 @@ def main(argv: list[str] | None = None) -> int:
         or out["junk_accepted"]
         or out["junk_events"]
         or out["http_5xx"]
+        or out["route_5xx"]
         or out["http_not_json"]
         or out["server_error"]
         or out["bad_chains"]

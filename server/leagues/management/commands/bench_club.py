@@ -126,27 +126,29 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
                 ev = result_event(2, winners, "off_board")
                 outcome = teeko.outcome(core.api.fold(teeko, [*start, ev]))
                 assert outcome is not None
+                # Live until its log is written (no event follows a game's end):
                 rows.append(Game(kind="teeko", options=options, num_seats=2,
-                                 status=Game.FINISHED, league=league, season=season,
-                                 code=f"B{base + i:07d}", finished_at=at,
-                                 outcome=outcome.to_json()))
-                specs.append((a, b, at, ev))
+                                 status=Game.LIVE, league=league, season=season,
+                                 code=f"B{base + i:07d}"))
+                specs.append((a, b, at, ev, outcome.to_json()))
             made = Game.objects.bulk_create(rows)
             Game.objects.filter(pk__in=[g.pk for g in made]).update(
                 created_at=now - dt.timedelta(days=400))
             Seat.objects.bulk_create([
                 Seat(game=g, number=k, kind=Seat.USER, user=users[who], name=users[who].username,
                      claimed=True)
-                for g, (a, b, _at, _ev) in zip(made, specs, strict=True)
+                for g, (a, b, _at, _ev, _o) in zip(made, specs, strict=True)
                 for k, who in ((0, a), (1, b))
             ])
             with connection.cursor() as cur:
                 params: list[Any] = []
-                for g, (_a, _b, at, ev) in zip(made, specs, strict=True):
+                for g, (_a, _b, at, ev, _o) in zip(made, specs, strict=True):
                     prev = store.GENESIS
                     for seq, event in enumerate([*start, ev], start=1):
                         prev = store.chain_hash(prev, seq, None, event)
                         params.extend((g.pk, seq, event["type"], dumps(event), None, at, prev))
                 rows_sql = ",".join(["(%s, %s, %s, %s::jsonb, %s, %s, %s)"] * (len(params) // 7))
                 cur.execute(store._INSERT_HEAD + rows_sql, params)
+                for g, (_a, _b, at, _ev, out) in zip(made, specs, strict=True):
+                    store._finish(g.pk, out, at)
     return league
