@@ -207,7 +207,7 @@ async def test_bots_only_game_runs_to_the_end(server_runtime):
     await w.hello()
     await w.until(lambda f: f["type"] == "finished", timeout=30)
     assert w.outcome is not None
-    assert await db(store.verify_chain, watcher_game.pk)
+    assert (await db(store.verify_chain, watcher_game.pk)).ok
     await close_all([w])
 
 
@@ -256,7 +256,8 @@ async def test_database_connections_killed_mid_game(server_runtime, test_db_pid)
     await a.sync_to(4)
     await b.sync_to(4)
     assert [ev["seq"] for ev in a.events] == [1, 2, 3, 4] == [ev["seq"] for ev in b.events]
-    assert await db(store.verify_chain, game.pk)
+    report = await db(store.verify_chain, game.pk)
+    assert report.ok and report.events == 4, report  # nothing lost or doubled
     await close_all([a, b])
 
 

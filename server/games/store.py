@@ -106,6 +106,11 @@ class ChainReport:
     hashes: list[str] = field(default_factory=list, repr=False)
     """Every event's hash, seq 1 first (for checks against an export)."""
 
+    def __bool__(self) -> bool:
+        """A report is no truth value: ``if report`` (always true) read as "the chain is
+        fine" hid broken chains. Say what is meant: ``report.ok``."""
+        raise TypeError("a ChainReport has no truth value: test report.ok")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
