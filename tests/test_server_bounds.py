@@ -32,7 +32,8 @@ def small_bounds(monkeypatch):
 def sizes() -> dict[str, int]:
     gc.collect()  # (the weak lock tables: a lock nobody refers to goes with the collector)
     hub = runtime.HUB
-    return {"games": len(store._cache), "locks": len(store._game_locks), "seen_at": len(hub.seen_at), "left_at": len(hub.left_at),
+    return {"games": len(store._cache), "locks": len(store._game_locks),
+            "seen_at": len(hub.seen_at), "left_at": len(hub.left_at),
             "async_locks": len(runtime.ASYNC_LOCKS), "bot_seats": len(runtime.BOTS.bot_seats),
             "failures": len(runtime.BOTS.failures)}
 

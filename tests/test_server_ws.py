@@ -332,10 +332,16 @@ async def test_notice_from_another_process_during_hello_sends_nothing_twice(serv
         calls["n"] += 1
         out = real(*args, **kw)
         if calls["n"] == 1:  # (the hello's read): the notice arrives before its frames go
-            loop.call_soon_threadsafe(runtime.HUB.notify, game.pk, 2)
-            import time
+            import threading
 
-            time.sleep(0.3)
+            noticed = threading.Event()
+
+            def notice() -> None:
+                runtime.HUB.notify(game.pk, 2)
+                noticed.set()
+
+            loop.call_soon_threadsafe(notice)
+            assert noticed.wait(10)  # (the loop has handled the notice)
         return out
 
     monkeypatch.setattr(runtime, "catchup_frames", notice_meanwhile)

@@ -37,9 +37,10 @@ def _imports(tree: ast.Module) -> dict[str, Any]:
             for alias in node.names:
                 if alias.name.split(".")[0] in PACKAGES:
                     try:
-                        importlib.import_module(alias.name)
-                        names[alias.asname or alias.name.split(".")[0]] = importlib.import_module(
-                            alias.asname and alias.name or alias.name.split(".")[0])
+                        mod = importlib.import_module(alias.name)
+                        if alias.asname is None:  # (``import a.b`` binds ``a``)
+                            mod = importlib.import_module(alias.name.split(".")[0])
+                        names[alias.asname or alias.name.split(".")[0]] = mod
                     except Exception:
                         continue
     return names
