@@ -9,6 +9,7 @@ dependency, and it attributes every Python allocation to the line that made it.
 
 from __future__ import annotations
 
+import linecache
 import os
 import threading
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 
 def _filtered(snap: tracemalloc.Snapshot) -> tracemalloc.Snapshot:
     return snap.filter_traces([tracemalloc.Filter(False, tracemalloc.__file__),
+                               tracemalloc.Filter(False, linecache.__file__),
                                tracemalloc.Filter(False, "<frozen importlib._bootstrap>")])
 
 
