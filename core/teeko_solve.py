@@ -24,6 +24,8 @@ pieces a side completely and compare every entry with a plain search.
 from __future__ import annotations
 
 import argparse
+import fcntl
+import os
 import resource
 import sys
 import time
@@ -322,12 +324,72 @@ def write_table(spec: Spec, layers: list[U8], path: Path, stats: dict[str, Any])
         **stats,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "wb") as f:
-        f.write(pack_header(meta))
-        for a in layers:
-            f.write(a.tobytes())
-    tmp.replace(path)
+    # a temporary file of this builder's own, published whole by one rename
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(pack_header(meta))
+            for a in layers:
+                f.write(a.tobytes())
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class Busy(RuntimeError):
+    """Another process is building the same table."""
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of the table at ``path`` (``<squares>.building``)."""
+    return path.with_suffix(".building")
+
+
+class build_lock:  # (used like a function: ``with build_lock(path):``)
+    """Hold the one build of the table at ``path`` across every process (the CLI, the
+    server's builds): an exclusive ``flock`` on ``<squares>.building``, which the kernel lets
+    go when the holder dies, so no lock is ever left behind. Entering raises :class:`Busy`
+    at once when another process holds it."""
+
+    def __init__(self, path: Path) -> None:
+        self.lock = lock_path(path)
+        self.name = path.name
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        self.lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock, os.O_CREAT | os.O_RDWR, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise Busy(f"the table {self.name} is being built by another process") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self.fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)  # (lets go of the flock)
+            self.fd = -1
+
+
+def building(path: Path) -> bool:
+    """Whether some process holds the build lock of the table at ``path`` now (creates
+    nothing)."""
+    try:
+        fd = os.open(lock_path(path), os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def build(spec: Spec, path: Path, progress: Progress | None = None) -> dict[str, Any]:
@@ -501,6 +563,24 @@ sets differ from the published rule sets."""
 # -- command line -------------------------------------------------------------------------
 
 
+def _build_command(spec: Spec, path: Path, quiet: bool) -> int:
+    """(holding the build lock) solve ``spec`` into ``path`` with a progress bar."""
+    progress = Progress(
+        {
+            "movement: set-up": 4,
+            "movement: retrograde": 80,
+            **{f"placement {m}+{n}": 4.0 / (1 + 4 * (3 - m)) for m, n in layer_order(4)[1:]},
+        },
+        enabled=not quiet,
+    )
+    stats = build(spec, path, progress)
+    progress.finish()
+    print(f"{path}: {stats['file_bytes']} bytes, built in {stats['build_seconds']} s, "
+          f"peak RSS {stats['peak_rss_mib']} MiB, start position: {stats['start']}, "
+          f"longest: {stats['max_plies']} plies")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="gamenight solve teeko",
@@ -521,20 +601,15 @@ def main(argv: list[str] | None = None) -> int:
         if path.exists() and not args.force:
             print(f"{path} exists (--force rebuilds it)")
             return 0
-        progress = Progress(
-            {
-                "movement: set-up": 4,
-                "movement: retrograde": 80,
-                **{f"placement {m}+{n}": 4.0 / (1 + 4 * (3 - m)) for m, n in layer_order(4)[1:]},
-            },
-            enabled=not args.quiet,
-        )
-        stats = build(spec, path, progress)
-        progress.finish()
-        print(f"{path}: {stats['file_bytes']} bytes, built in {stats['build_seconds']} s, "
-              f"peak RSS {stats['peak_rss_mib']} MiB, start position: {stats['start']}, "
-              f"longest: {stats['max_plies']} plies")
-        return 0
+        try:
+            with build_lock(path):
+                if path.exists() and not args.force:  # (built meanwhile by another process)
+                    print(f"{path} exists (--force rebuilds it)")
+                    return 0
+                return _build_command(spec, path, args.quiet)
+        except Busy as exc:
+            print(f"{exc}: not started twice")
+            return 3
     try:
         table = Solved(path)
     except TableError as exc:

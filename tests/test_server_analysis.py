@@ -49,18 +49,87 @@ def test_analysis_errors_are_json_with_a_reason(
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 
-def test_a_missing_table_is_built_in_the_background_once(
-    server_runtime, settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_requests_never_start_a_build(
+    client, server_runtime, settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """An anonymous analysis or a guest's hint without a table: answered at once that
+    analysis is not available, and no build is started (it took minutes and hundreds of MB:
+    anyone could make the server do that), whatever the old on-demand setting says."""
     import subprocess
-    import sys
     import time
 
     from server.games import solved
 
     monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
-    assert "not built" in (solved.ensure_table("tilted") or "")  # off under pytest
     settings.GAMENIGHT = {**settings.GAMENIGHT, "TEEKO_SOLVE_ON_DEMAND": True}
+    commands: list[object] = []
+
+    def no_popen(cmd: list[str], **kw: object) -> subprocess.Popen[bytes]:
+        commands.append(cmd)
+        raise AssertionError(f"a request started {cmd}")
+
+    monkeypatch.setattr(solved.subprocess, "Popen", no_popen)
+    g = store.import_game("teeko", None, None, finished_teeko_events("tilted"))
+    for _ in range(2):
+        t0 = time.monotonic()
+        r = client.get(f"/api/games/{g.pk}/analysis/")
+        assert time.monotonic() - t0 < 2
+        assert r.status_code == 409, r.content
+        err = r.json()["error"]
+        assert err["code"] == "no_table" and "not available" in err["reason"], err
+        assert "solve teeko --squares tilted" in err["reason"]
+    guest = store.create_game("teeko", {"squares": "tilted"},
+                              [{"kind": "guest"}, {"kind": "bot", "level": "easy"}])
+    r = client.get(f"/api/games/{guest.pk}/hint/?seat=0",
+                   HTTP_X_SEAT_SECRET=guest.guest_secrets[0])
+    assert r.status_code == 409 and r.json()["error"]["code"] == "no_table", r.content
+    assert "not available" in r.json()["error"]["reason"]
+    assert commands == []
+    assert list(tmp_path.iterdir()) == []  # no lock, no log, no part file
+
+
+def test_one_build_per_table_across_processes(
+    server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While one builder holds a table's lock, the CLI refuses at once (it used to ignore
+    the server's lock and write the same temporary file), the server starts nothing and
+    the endpoints say the table is being built; the lock goes with its holder."""
+    import subprocess
+    import sys
+
+    from core.teeko_solve import build_lock, building
+    from server.games import solved
+
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
+    path = tmp_path / "tilted.tbl"
+    started: list[object] = []
+    with build_lock(path):
+        cli = subprocess.run(
+            [sys.executable, "-m", "core.teeko_solve", "build", "--squares", "tilted",
+             "--dir", str(tmp_path), "--quiet"],
+            capture_output=True, text=True, timeout=60)
+        assert cli.returncode == 3, cli.stdout + cli.stderr
+        assert "being built by another process" in cli.stdout
+        monkeypatch.setattr(solved.subprocess, "Popen",
+                            lambda cmd, **kw: started.append(cmd))  # (must not be called)
+        assert "being built" in solved.start_build("tilted")
+        assert "being built" in (solved.ensure_table("tilted") or "")
+        assert building(path)
+    assert started == []
+    assert not building(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tilted.building"]  # no .part
+
+
+def test_an_operator_starts_one_build(
+    server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    from server.games import solved
+
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
+    monkeypatch.setenv("GAMENIGHT_TEEKO_BUILD", "tilted,nonsense")
     commands: list[list[str]] = []
     real_popen = subprocess.Popen
 
@@ -69,17 +138,15 @@ def test_a_missing_table_is_built_in_the_background_once(
         return real_popen([sys.executable, "-c", "import time; time.sleep(1)"], **kw)  # type: ignore[call-overload]
 
     monkeypatch.setattr(solved.subprocess, "Popen", fake_popen)
-    first = solved.ensure_table("tilted")
-    assert first is not None and "building it now" in first
-    assert (tmp_path / "tilted.building").exists()
-    assert "being built" in (solved.ensure_table("tilted") or "")
+    solved.build_at_start()  # (the unknown set is logged, not fatal)
+    assert "being built" in solved.start_build("tilted")
     assert len(commands) == 1 and commands[0][1:6] == [
         "-m", "core.teeko_solve", "build", "--squares", "tilted"
     ]
-    deadline = time.monotonic() + 20
-    while (tmp_path / "tilted.building").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not (tmp_path / "tilted.building").exists()  # the lock goes with the build
+    proc = solved._started["tilted"]
+    proc.wait(20)
+    with pytest.raises(ValueError):
+        solved.start_build("nonsense")
 
 
 def test_creating_a_game_with_the_perfect_level_says_when_its_table_is_missing(

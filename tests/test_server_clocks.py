@@ -72,8 +72,18 @@ async def test_teeko_move_limit_loses_on_time(daphne_server):
             "running": False,
         }
     ]
-    await asyncio.sleep(1.3)  # no timeout while the table waits for a player
+    # no timeout while the table waits for a player: a started table with the same rule,
+    # set later, times out first (the time-keeper has passed Ann's would-be deadline)
+    witness = await ahttp(server, "POST", "/api/games/",
+                          {"kind": "teeko", "table": {"move_limit": 1},
+                           "seats": ["guest", "guest"]})
+    watcher = await ws_client(server, witness["id"], "witness")
+    await watcher.hello()
+    assert (await finished(watcher))["outcome"]["reason"] == "timeout"
+    await ann.send({"type": "ping", "ref": "after"})  # (frames sent before now have arrived)
+    await ann.until(lambda f: f["type"] == "pong")
     assert "timeout" not in types(ann)
+    await watcher.ws.close()
     j = await ahttp(server, "POST", "/api/join/", {"code": g["code"], "name": "Bob"})
     bob = await ws_client(server, gid, "bob")
     await bob.hello(1, secret=j["secret"])
@@ -225,9 +235,14 @@ async def test_abandoned_seat_handed_to_a_bot(daphne_server):
     assert answer["code"] == "too_early", answer
     assert "after 1 s" in answer["reason"]
     assert (await ann.command({"type": "replace_with_bot", "seat": 0}))["code"] == "illegal"
-    await asyncio.sleep(1.1)
-    await ann.send({"type": "presence"})
-    now = await ann.until(lambda f: f["type"] == "presence")
+    until = time.monotonic() + 10
+    while True:  # the server counts seat 1 away for its second
+        await ann.send({"type": "presence"})
+        now = await ann.until(
+            lambda f: f["type"] == "presence" and f["seats"][1]["away"] is not None)
+        if now["seats"][1]["away"] >= 1 or time.monotonic() > until:
+            break
+        await asyncio.sleep(0.1)  # (the poll's pace)
     assert now["seats"][1]["away"] >= 1 and now["seats"][0]["away"] is None
     answer = await ann.command(ask)
     assert answer["type"] == "ok", answer

@@ -48,7 +48,12 @@ def test_a_thread_takes_its_connection_before_a_games_lock(server_runtime: Any) 
         try:
             connection.ensure_connection()
             view_has_conn.set()
-            time.sleep(0.5)  # (the database thread below takes the game's lock meanwhile)
+            # the database thread below is in store.entry, waiting for the pool's last
+            # connection (before the fix: holding the game's lock while it waited)
+            deadline = time.monotonic() + 30
+            while pool.get_stats().get("requests_waiting", 0) < 1:
+                assert time.monotonic() < deadline, "the database thread never waited"
+                time.sleep(0.005)
             results["view"] = store.entry(gid, fresh=True).seq
         except Exception as exc:
             results["view"] = exc
@@ -116,15 +121,27 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
     real_execute = runtime.ADB.execute
     go = asyncio.Event()
 
+    appending = asyncio.Event()
+    wants_lock = threading.Event()
+
     async def slow_execute(sql: str, params: list[Any]) -> None:
+        appending.set()
         await go.wait()  # (meanwhile a database thread wants the game's lock)
         await real_execute(sql, params)
 
+    real_db_lock = store._db_lock
+
+    def db_lock(game_id: int) -> Any:
+        lock = real_db_lock(game_id)
+        wants_lock.set()  # (it is taken right after this returns)
+        return lock
+
     monkeypatch.setattr(runtime.ADB, "execute", slow_execute)
+    monkeypatch.setattr(store, "_db_lock", db_lock)
     move = asyncio.ensure_future(runtime.submit(gid, 0, legal[1], 1))
-    await asyncio.sleep(0.2)  # the loop now holds the lock, inside the append
+    await asyncio.wait_for(appending.wait(), 10)  # the loop now holds the lock, in the append
     catch_up = runtime.SHARDS.submit(gid, store.entry, gid, fresh=True)
-    await asyncio.sleep(0.2)
+    assert await asyncio.to_thread(wants_lock.wait, 10)
     go.set()
     with pytest.raises(store.StaleError) as refused:
         await asyncio.wait_for(move, 10)  # before: never answered

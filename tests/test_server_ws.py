@@ -207,7 +207,7 @@ async def test_bots_only_game_runs_to_the_end(server_runtime):
     await w.hello()
     await w.until(lambda f: f["type"] == "finished", timeout=30)
     assert w.outcome is not None
-    assert await db(store.verify_chain, watcher_game.pk)
+    assert (await db(store.verify_chain, watcher_game.pk)).ok
     await close_all([w])
 
 
@@ -256,7 +256,8 @@ async def test_database_connections_killed_mid_game(server_runtime, test_db_pid)
     await a.sync_to(4)
     await b.sync_to(4)
     assert [ev["seq"] for ev in a.events] == [1, 2, 3, 4] == [ev["seq"] for ev in b.events]
-    assert await db(store.verify_chain, game.pk)
+    report = await db(store.verify_chain, game.pk)
+    assert report.ok and report.events == 4, report  # nothing lost or doubled
     await close_all([a, b])
 
 
@@ -331,10 +332,16 @@ async def test_notice_from_another_process_during_hello_sends_nothing_twice(serv
         calls["n"] += 1
         out = real(*args, **kw)
         if calls["n"] == 1:  # (the hello's read): the notice arrives before its frames go
-            loop.call_soon_threadsafe(runtime.HUB.notify, game.pk, 2)
-            import time
+            import threading
 
-            time.sleep(0.3)
+            noticed = threading.Event()
+
+            def notice() -> None:
+                runtime.HUB.notify(game.pk, 2)
+                noticed.set()
+
+            loop.call_soon_threadsafe(notice)
+            assert noticed.wait(10)  # (the loop has handled the notice)
         return out
 
     monkeypatch.setattr(runtime, "catchup_frames", notice_meanwhile)

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import gc
@@ -33,6 +34,7 @@ import struct
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -156,7 +158,11 @@ SHARDS = Shards(int(knob("DB_SHARDS", 8)))
 
 
 ADB = dbpool.ADB
-ASYNC_LOCKS: dict[int, asyncio.Lock] = {}
+AWAY_GAMES = int(os.environ.get("GAMENIGHT_AWAY_GAMES", "4096"))
+"""The most games whose presence times (:attr:`Hub.left_at`) a process keeps."""
+ASYNC_LOCKS: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+"""One asyncio lock per game while a submit holds it (weak: the table does not grow with the
+number of games ever played)."""
 
 
 async def submit(game_id: int, seat: int, command: Any, expected_seq: Any) -> store.SubmitResult:
@@ -323,8 +329,11 @@ class Hub:
         self.reconciler: asyncio.Task[None] | None = None
         # When (monotonic) each seat's last socket here closed, and when this process first
         # had a socket on each game: how long a seat has been away (abandoned seats).
+        # Kept for games with no socket here too (a seat away for long may be given to a bot),
+        # up to AWAY_GAMES games, oldest first out; forgotten when a finished game's last
+        # socket closes.
         self.left_at: dict[tuple[int, int], float] = {}
-        self.seen_at: dict[int, float] = {}
+        self.seen_at: collections.OrderedDict[int, float] = collections.OrderedDict()
 
     def set_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         if self.loop is not loop:
@@ -452,8 +461,27 @@ class Hub:
                 e = store._cache.get(game_id)
                 if e is not None and e.finished:  # nobody watches a finished game: forget it
                     store.drop_cache(game_id)
-                    ASYNC_LOCKS.pop(game_id, None)
-                    BOTS.bot_seats.pop(game_id, None)
+                    BOTS.forget(game_id)
+                    self._forget_away(game_id)
+                self._bound_away()
+
+    def _forget_away(self, game_id: int) -> None:
+        """(under ``self.lock``) the presence times of a game."""
+        if self.seen_at.pop(game_id, None) is not None:
+            for key in [k for k in self.left_at if k[0] == game_id]:
+                del self.left_at[key]
+
+    def _bound_away(self) -> None:
+        """(under ``self.lock``) at most AWAY_GAMES games' presence times: the games first
+        seen longest ago and with no socket here go first."""
+        most = AWAY_GAMES
+        if len(self.seen_at) <= most:
+            return
+        for game_id in list(self.seen_at):
+            if len(self.seen_at) <= most:
+                break
+            if game_id not in self.rooms:
+                self._forget_away(game_id)
 
     def away(self, game_id: int, seat: Any) -> float | None:
         """Seconds seat ``seat`` has had no socket on this process (None: it has one). A
@@ -679,6 +707,9 @@ class BotRunner:
                 for s in Seat.objects.filter(game_id=game_id, kind=Seat.BOT)
             }
             self.bot_seats[game_id] = seats
+            # (a cache of the seat rows: the oldest go first beyond the cache's size)
+            while len(self.bot_seats) > store.CACHE_SIZE:
+                self.bot_seats.pop(next(iter(self.bot_seats)), None)
         return seats
 
     def _executor(self) -> concurrent.futures.Executor:
@@ -764,8 +795,16 @@ class BotRunner:
                 return Ask(seq, None, _SYSTEM_RANDOM.uniform(pace / 2, pace))
         return Ask(seq, None, 0.0)
 
+    def forget(self, game_id: int) -> None:
+        """A finished game: drop what the runner remembered of it."""
+        self.bot_seats.pop(game_id, None)
+        for key in [k for k in self.failures if k[0] == game_id]:
+            self.failures.pop(key, None)
+
     def after_batch(self, batch: store.Batch) -> None:
         """(committing thread) start bots the game now waits for."""
+        if batch.outcome is not None:
+            self.forget(batch.game_id)
         if not self.enabled or batch.outcome is not None:
             return
         self._start_for(batch.game_id, batch.entry, batch.state, batch.seq)
@@ -903,6 +942,14 @@ def install() -> None:
         # server.run that died before that, and other systems.
         lifeline.die_with_parent(int(die_with), signal.SIGTERM,
                                  watchdog=not sys.platform.startswith("linux"))
+    if os.environ.get("GAMENIGHT_TEEKO_BUILD"):  # (an operator's: see solved.py)
+        from . import solved
+
+        solved.build_at_start()
+    if os.environ.get("GAMENIGHT_HEAP_PROFILE"):
+        from server.ops import heapprofile
+
+        heapprofile.start(os.environ["GAMENIGHT_HEAP_PROFILE"])
     interval = os.environ.get("GAMENIGHT_SWITCH_INTERVAL")
     if interval:
         sys.setswitchinterval(float(interval))

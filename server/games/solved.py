@@ -1,11 +1,16 @@
-"""Solved Teeko tables on the server: a missing one is built in the background on first use.
+"""Solved Teeko tables on the server: built only when an operator asks, never by a request.
 
-The build (``python -m core.teeko_solve build``, about two minutes and 0.8 GiB per pattern
-set, see docs/ai.md) runs as a child process writing ``var/teeko/<squares>.tbl``; a lock file
-``<squares>.building`` beside it keeps other processes from starting a second one, and its
-output goes to ``<squares>.log``. Until the table is there the ``perfect`` level plays like
-``max`` and the analysis endpoint answers 409 saying so. Off under pytest and when
-``GAMENIGHT["TEEKO_SOLVE_ON_DEMAND"]`` is false.
+A table takes minutes and hundreds of MB to build (``python -m core.teeko_solve build``, see
+docs/ai.md): a request that started one let anyone make the server do that. Now a table is
+built by ``./gamenight solve teeko --squares <set>`` (or ``manage.py solve_teeko``), by
+:func:`start_build` (the admin), or at start-up for the sets named in
+``GAMENIGHT_TEEKO_BUILD`` (``axis,tilted``; :func:`build_at_start`). Every builder takes the
+same lock, an exclusive ``flock`` on ``var/teeko/<squares>.building``
+(:func:`core.teeko_solve.build_lock`): one build per table across every process and the
+CLI; each writes its own temporary file and publishes it by one rename.
+
+Without the table the ``perfect`` level plays like ``max``, and the analysis and hint
+endpoints answer at once that analysis is not available (:func:`ensure_table`).
 """
 
 from __future__ import annotations
@@ -15,55 +20,52 @@ import os
 import subprocess
 import sys
 import threading
-import time
-from pathlib import Path
 
-from django.conf import settings
-
-from core.teeko_table import TableError, load, table_dir
+from core.teeko_table import TableError, load, table_dir, table_path
 
 log = logging.getLogger("server.games")
-
-STALE_SECONDS = 30 * 60
-"""A lock file older than this is left from a build that died: it is removed."""
 
 _started: dict[str, subprocess.Popen[bytes]] = {}
 _lock = threading.Lock()
 
 
-def enabled() -> bool:
-    return bool(settings.GAMENIGHT.get("TEEKO_SOLVE_ON_DEMAND", False))
+def _building(squares: str) -> bool:
+    try:
+        from core.teeko_solve import building
+    except ImportError:  # (numpy missing: nothing can build here)
+        return False
+    return building(table_path(squares))
 
 
 def ensure_table(squares: str) -> str | None:
-    """None when the table of ``squares`` can be read; else a sentence for the user: the
-    build has started now, is under way, or is off (and how to run it)."""
+    """None when the table of ``squares`` can be read; else, at once, a sentence saying
+    analysis is not available and why (never starts a build)."""
     try:
         if load(squares) is not None:
             return None
     except TableError as exc:
-        return f"the Teeko table of {squares!r} is unusable ({exc})"
-    manual = f"./gamenight solve teeko --squares {squares}"
-    if not enabled():
-        return f"the Teeko table of {squares!r} is not built ({manual})"
-    directory = table_dir()
-    lock_path = directory / f"{squares}.building"
+        return f"analysis is not available: the Teeko table of {squares!r} is unusable ({exc})"
+    except ValueError as exc:  # (an unknown pattern set)
+        return f"analysis is not available: {exc}"
+    if _building(squares):
+        return (f"analysis is not available yet: the Teeko table of {squares!r} is being "
+                "built")
+    return (f"analysis is not available: the Teeko table of {squares!r} is not built (an "
+            f"operator builds it: ./gamenight solve teeko --squares {squares})")
+
+
+def start_build(squares: str) -> str:
+    """(an operator: the admin, :func:`build_at_start`) build the table of ``squares`` in a
+    child process unless it is there or being built; says what was done."""
+    path = table_path(squares)  # (ValueError for an unknown set)
+    if path.exists():
+        return f"the Teeko table of {squares!r} is built"
     with _lock:
         proc = _started.get(squares)
-        if proc is not None and proc.poll() is None:
-            return f"the Teeko table of {squares!r} is being built: try again in a few minutes"
+        if (proc is not None and proc.poll() is None) or _building(squares):
+            return f"the Teeko table of {squares!r} is being built"
+        directory = table_dir()
         directory.mkdir(parents=True, exist_ok=True)
-        try:
-            if time.time() - lock_path.stat().st_mtime > STALE_SECONDS:
-                lock_path.unlink(missing_ok=True)
-        except FileNotFoundError:
-            pass
-        try:
-            fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            return f"the Teeko table of {squares!r} is being built: try again in a few minutes"
-        os.write(fd, f"{os.getpid()}\n".encode())
-        os.close(fd)
         with open(directory / f"{squares}.log", "ab") as out:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "core.teeko_solve", "build", "--squares", squares,
@@ -73,15 +75,25 @@ def ensure_table(squares: str) -> str | None:
             )
         _started[squares] = proc
     log.warning("building the Teeko table of %r in the background (pid %d)", squares, proc.pid)
-    threading.Thread(target=_reap, args=(squares, proc, lock_path), daemon=True).start()
-    return (f"the Teeko table of {squares!r} was not built; building it now (a few minutes): "
-            "try again then")
+    threading.Thread(target=_reap, args=(squares, proc), daemon=True).start()
+    return f"building the Teeko table of {squares!r} (pid {proc.pid}, a few minutes)"
 
 
-def _reap(squares: str, proc: subprocess.Popen[bytes], lock_path: Path) -> None:
+def build_at_start() -> None:
+    """Start the builds of the sets named in ``GAMENIGHT_TEEKO_BUILD`` (comma separated)."""
+    for squares in filter(None, (s.strip() for s in
+                                 os.environ.get("GAMENIGHT_TEEKO_BUILD", "").split(","))):
+        try:
+            log.warning("%s", start_build(squares))
+        except ValueError as exc:
+            log.error("GAMENIGHT_TEEKO_BUILD: %s", exc)
+
+
+def _reap(squares: str, proc: subprocess.Popen[bytes]) -> None:
     code = proc.wait()
-    lock_path.unlink(missing_ok=True)
-    if code:
+    if code == 3:
+        log.warning("the Teeko table of %r is being built by another process", squares)
+    elif code:
         log.error("building the Teeko table of %r failed (exit code %d)", squares, code)
     else:
         log.warning("the Teeko table of %r is built", squares)

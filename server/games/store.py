@@ -16,8 +16,10 @@ import hashlib
 import hmac
 import json
 import logging
+import os
 import secrets as _secrets
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,7 +43,15 @@ log = logging.getLogger("server.games")
 
 GENESIS = "0" * 64
 SNAPSHOT_EVERY = 256
-CACHE_SIZE = 4096
+CACHE_SIZE = int(os.environ.get("GAMENIGHT_CACHE_GAMES", "4096"))
+"""The most games whose fold is kept in memory (least recently used go first)."""
+CACHE_BYTES = int(float(os.environ.get("GAMENIGHT_CACHE_MB", "256")) * 2**20)
+"""The most bytes (estimated, :attr:`Entry.nbytes`) the cached folds may take together."""
+RECORD_OVERHEAD = 400
+"""Bytes a cached event takes beyond its JSON text times :data:`JSON_FACTOR`: the tuple,
+the dict and its small objects (measured with tracemalloc on the soak's games)."""
+JSON_FACTOR = 6
+SNAPSHOT_BYTES = 4096
 
 
 # --------------------------------------------------------------------------- errors
@@ -99,6 +109,11 @@ class ChainReport:
     """The hash of the last event (None for a game without events)."""
     hashes: list[str] = field(default_factory=list, repr=False)
     """Every event's hash, seq 1 first (for checks against an export)."""
+
+    def __bool__(self) -> bool:
+        """A report is no truth value: ``if report`` (always true) read as "the chain is
+        fine" hid broken chains. Say what is meant: ``report.ok``."""
+        raise TypeError("a ChainReport has no truth value: test report.ok")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -202,29 +217,89 @@ class Entry:
     log: list[Record]
     snapshots: dict[int, Any] = field(default_factory=dict)
     finished: bool = False
+    nbytes: int = 0
+    """Estimated memory of this fold (what the cache's byte budget counts)."""
 
     def extend(self, records: list[Record], hashes: list[str], state: Any) -> None:
         for rec in records:
             self.log.append(rec)
+        self.nbytes += records_bytes(records)
         self.seq = records[-1][0] if records else self.seq
         self.state = state
         if hashes:
             self.last_hash = hashes[-1]
         if self.seq // SNAPSHOT_EVERY > (self.seq - len(records)) // SNAPSHOT_EVERY:
             self.snapshots[self.seq] = state
+            self.nbytes += SNAPSHOT_BYTES
+        with _cache_lock:
+            if _cache.get(self.game_id) is self:
+                _cache_bytes[0] += self.nbytes - self.counted
+                self.counted = self.nbytes
+                _shrink()
+
+    counted: int = 0
+    """(under ``_cache_lock``) what of :attr:`nbytes` the cache's total holds."""
+
+
+def records_bytes(records: list[Record]) -> int:
+    """Estimated memory of cached events (see :data:`RECORD_OVERHEAD`)."""
+    return sum(RECORD_OVERHEAD + JSON_FACTOR * len(dumps(ev)) for _seq, _seat, ev in records)
 
 
 _cache: OrderedDict[int, Entry] = OrderedDict()
+"""Folds of the games in use, least recently used first; bounded by :data:`CACHE_SIZE` games
+and :data:`CACHE_BYTES` bytes."""
+_cache_bytes = [0]
 _cache_lock = threading.Lock()
-_game_locks: dict[int, threading.RLock] = {}
 
 
-def game_lock(game_id: int) -> threading.RLock:
-    lock = _game_locks.get(game_id)
-    if lock is None:
-        with _cache_lock:
-            lock = _game_locks.setdefault(game_id, threading.RLock())
+class GameLock:
+    """One game's re-entrant lock. Kept only while someone holds a reference to it (the
+    table is weak): a lock nobody refers to is held by nobody, so forgetting it is safe, and
+    the table never grows with the number of games ever played."""
+
+    __slots__ = ("__weakref__", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        return self._lock.acquire(blocking, timeout)
+
+    def release(self) -> None:
+        self._lock.release()
+
+    def __enter__(self) -> bool:
+        return self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+_game_locks: weakref.WeakValueDictionary[int, GameLock] = weakref.WeakValueDictionary()
+
+
+def game_lock(game_id: int) -> GameLock:
+    with _cache_lock:
+        lock = _game_locks.get(game_id)
+        if lock is None:
+            lock = _game_locks[game_id] = GameLock()
     return lock
+
+
+def _shrink() -> None:
+    """(under ``_cache_lock``) forget least recently used folds until both bounds hold (the
+    one in use last always stays)."""
+    while len(_cache) > 1 and (len(_cache) > CACHE_SIZE or _cache_bytes[0] > CACHE_BYTES):
+        _gid, old = _cache.popitem(last=False)
+        _cache_bytes[0] -= old.counted
+        old.counted = 0
+
+
+def cache_figures() -> dict[str, int]:
+    """Games and estimated bytes in the cache, and game locks alive (for tests and soaks)."""
+    with _cache_lock:
+        return {"games": len(_cache), "bytes": _cache_bytes[0], "locks": len(_game_locks)}
 
 
 def _db_lock(game_id: int) -> threading.RLock:
@@ -240,9 +315,15 @@ def drop_cache(game_id: int | None = None) -> None:
     """Forget cached state (all games, or one); it is rebuilt from the log on the next use."""
     with _cache_lock:
         if game_id is None:
+            for old in _cache.values():
+                old.counted = 0
             _cache.clear()
+            _cache_bytes[0] = 0
         else:
-            _cache.pop(game_id, None)
+            old = _cache.pop(game_id, None)
+            if old is not None:
+                _cache_bytes[0] -= old.counted
+                old.counted = 0
 
 
 def _decode(payload: Any) -> dict[str, Any]:
@@ -288,6 +369,7 @@ def _load(game_id: int) -> Entry:
         snapshots,
     )
     entry.finished = game.outcome(state) is not None if records else False
+    entry.nbytes = records_bytes(records) + SNAPSHOT_BYTES * len(snapshots)
     return entry
 
 
@@ -302,9 +384,14 @@ def entry(game_id: int, *, fresh: bool = False) -> Entry:
                 e = _load(game_id)
                 with _cache_lock:
                     _cache[game_id] = e
-                    while len(_cache) > CACHE_SIZE:
-                        _cache.popitem(last=False)
+                    e.counted = e.nbytes
+                    _cache_bytes[0] += e.nbytes
+                    _shrink()
                 return e
+    else:
+        with _cache_lock:
+            if game_id in _cache:
+                _cache.move_to_end(game_id)
     if fresh and not e.finished:
         with _db_lock(game_id):
             _refresh(e)

@@ -490,7 +490,7 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
     try:
         out = analyse([ev for _, _, ev in e.log])
     except NoTable as exc:
-        # A missing table is built in the background when the server is set to (solved.py).
+        # Without its table: not available, at once (an operator builds it: solved.py).
         raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
     out["id"] = g.pk
     return out

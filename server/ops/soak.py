@@ -152,6 +152,7 @@ class Figures:
     pg_max_connections: int = 0
     rss: dict[str, dict[str, float]] = field(default_factory=dict)
     rss_growth_bound: float = 0.2
+    rss_hours: dict[str, dict[str, float]] = field(default_factory=dict)
     rss_children_max_mb: float = 0.0
     moves_per_s: float = 0.0
     moves_per_s_min: float = 0.0
@@ -553,6 +554,15 @@ class Soak:
             self.f.rss[str(pid)] = {
                 "start": start[1], "middle": middle[1], "end": series[-1][1],
                 "max": max(mb for _, mb in series), "minutes": (series[-1][0] - start[0]) / 60}
+            # the first and the last hour (they overlap in a run shorter than two hours)
+            first = [mb for t, mb in series if t < t0 + 3600]
+            last = [mb for t, mb in series if t >= series[-1][0] - 3600]
+            mean = sum(last) / len(last)
+            self.f.rss_hours[str(pid)] = {
+                "first_mean": sum(first) / len(first), "last_mean": mean,
+                "last_min": min(last), "last_max": max(last), "last_start": last[0],
+                "last_end": last[-1], "last_change": (last[-1] - last[0]) / last[0],
+                "last_spread": (max(last) - min(last)) / mean}
 
     def sample(self, pg: PgWatch) -> dict[str, Any]:
         self.cluster.track()
@@ -603,6 +613,12 @@ class Soak:
                       f"{f' drops in faults {f.drops_in_faults}' if f.faults_mode else ''}  "
                       f"order errors {f.order_errors}  daphne RSS {rss} MB  "
                       f"faults {len(f.faults)}  load {os.getloadavg()[0]:.1f}", flush=True)
+                if self.args.samples_file:
+                    with open(self.args.samples_file, "a") as out:
+                        out.write(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} "
+                                  f"min {(now - t_start) / 60:6.1f} daphne RSS MB {rss} "
+                                  f"moves/s {rate:.1f} games {f.games_created}/"
+                                  f"{f.games_finished}\n")
 
     # ---------------------------------------------------------------- faults
 
@@ -1257,6 +1273,12 @@ def report(f: Figures) -> None:
         print(f"daphne pid {pid} RSS: start {r['start']:.1f} MB, half-way {r['middle']:.1f} MB, "
               f"end {r['end']:.1f} MB ({r['minutes']:.1f} min after the start), "
               f"max {r['max']:.1f} MB")
+    for pid, h in f.rss_hours.items():
+        print(f"daphne pid {pid} RSS by hour: first hour mean {h['first_mean']:.1f} MB; last "
+              f"hour mean {h['last_mean']:.1f} MB, {h['last_min']:.1f}-{h['last_max']:.1f} MB, "
+              f"from {h['last_start']:.1f} to {h['last_end']:.1f} MB "
+              f"({h['last_change'] * 100:+.1f} %; spread {h['last_spread'] * 100:.1f} % of the "
+              f"mean)")
     print(f"bot workers and other children RSS (all together) max {f.rss_children_max_mb:.1f} MB")
     if f.faults_mode:
         kinds = collections.Counter(r["kind"] for r in f.faults)
@@ -1314,6 +1336,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--bot-time-limit", default="2", help="GAMENIGHT_BOT_TIME_LIMIT for daphne")
     p.add_argument("--logdir", default=str(ROOT / "var"), help="daphne logs go here (var/)")
     p.add_argument("--json", help="write the figures to this file as JSON")
+    p.add_argument("--cache-games", type=int,
+                   help="daphne's game cache bound in games (GAMENIGHT_CACHE_GAMES; 4096)")
+    p.add_argument("--cache-mb", type=float,
+                   help="daphne's game cache bound in MB (GAMENIGHT_CACHE_MB; 256)")
+    p.add_argument("--samples-file",
+                   help="append each progress line's RSS sample to this file as well")
+    p.add_argument("--heap-profile", type=float, default=0.0,
+                   help="every this many seconds daphne writes the allocation sites that "
+                        "grew most since its first snapshot (tracemalloc) to "
+                        "<logdir>/heap-<pid>.txt (0: off; it slows daphne down)")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     if args.seconds is None:
@@ -1335,6 +1367,12 @@ def run(args: argparse.Namespace, env: dict[str, str] | None = None) -> Figures:
         connections["default"].close_pool()
     env = {**env, "GAMENIGHT_BOT_TIME_LIMIT": str(args.bot_time_limit),
            "PYTHONUNBUFFERED": "1", "PGAPPNAME": DAPHNE_APP_NAME}
+    if args.cache_games is not None:
+        env["GAMENIGHT_CACHE_GAMES"] = str(args.cache_games)
+    if args.cache_mb is not None:
+        env["GAMENIGHT_CACHE_MB"] = str(args.cache_mb)
+    if args.heap_profile > 0:
+        env["GAMENIGHT_HEAP_PROFILE"] = f"{args.heap_profile}:{Path(args.logdir).resolve()}"
     if env.get("GAMENIGHT_DB_JSON"):  # (tests) name daphne's sessions there too
         db = json.loads(env["GAMENIGHT_DB_JSON"])
         db["OPTIONS"] = {**db.get("OPTIONS", {}), "application_name": DAPHNE_APP_NAME}

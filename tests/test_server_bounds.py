@@ -1,0 +1,115 @@
+"""Per-game structures of a server process stay bounded when more games are played than the
+bounds hold: the game cache (games and estimated bytes), the game locks, the presence times
+and the bot seat cache. Whole games over the socket (in-process) on real PostgreSQL."""
+
+from __future__ import annotations
+
+import gc
+from random import Random
+
+import pytest
+from server_helpers import close_all, communicator, play_out
+
+from server.games import runtime, store
+from server.games.runtime import SHARDS
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+
+GAMES = 9
+BOUND = 3
+
+
+async def db(fn, /, *args, **kw):
+    return await SHARDS.call(0, fn, *args, **kw)
+
+
+@pytest.fixture
+def small_bounds(monkeypatch):
+    monkeypatch.setattr(store, "CACHE_SIZE", BOUND)
+    monkeypatch.setattr(runtime, "AWAY_GAMES", BOUND, raising=False)
+
+
+def sizes() -> dict[str, int]:
+    gc.collect()  # (the weak lock tables: a lock nobody refers to goes with the collector)
+    hub = runtime.HUB
+    return {"games": len(store._cache), "locks": len(store._game_locks),
+            "seen_at": len(hub.seen_at), "left_at": len(hub.left_at),
+            "async_locks": len(runtime.ASYNC_LOCKS), "bot_seats": len(runtime.BOTS.bot_seats),
+            "failures": len(runtime.BOTS.failures)}
+
+
+async def test_structures_stay_bounded_with_more_games_than_the_bound(server_runtime, small_bounds):
+    """Finished and abandoned games, with players, a bot and spectators: after each game no
+    structure holds more than its bound, however many games went before."""
+    rng = Random(7)
+    most: dict[str, int] = {}
+    for i in range(GAMES):
+        if i % 3 == 2:  # a player and a bot (Tiku), played out
+            game = await db(store.create_game, "tiku", {}, [{"kind": "guest"}, {"kind": "bot",
+                                                                                "level": "easy"}])
+            a, w = await communicator(game.pk), await communicator(game.pk)
+            await a.hello(0, secret=game.guest_secrets[0])
+            await w.hello()
+            await play_out({0: a}, [w], rng)
+            await close_all([a, w])
+        elif i % 3 == 1:  # abandoned: a few moves, then everybody leaves
+            game = await db(store.create_game, "teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
+            a, b = await communicator(game.pk), await communicator(game.pk)
+            await a.hello(0, secret=game.guest_secrets[0])
+            await b.hello(1, secret=game.guest_secrets[1])
+            await a.command({"type": "place", "to": "c3"})
+            await close_all([a, b])
+        else:  # two players and a spectator, played out
+            game = await db(store.create_game, "teeko", {"move_cap": 30},
+                            [{"kind": "guest"}, {"kind": "guest"}])
+            a, b = await communicator(game.pk), await communicator(game.pk)
+            w = await communicator(game.pk)
+            await a.hello(0, secret=game.guest_secrets[0])
+            await b.hello(1, secret=game.guest_secrets[1])
+            await w.hello()
+            await play_out({0: a, 1: b}, [w], rng)
+            await close_all([a, b, w])
+        now = sizes()
+        for k, v in now.items():
+            most[k] = max(most.get(k, 0), v)
+        assert now["games"] <= BOUND, now
+        assert now["locks"] <= 1, now  # (no game is being worked on between games)
+        assert now["async_locks"] == 0, now
+        assert now["seen_at"] <= BOUND, now
+        assert now["left_at"] <= 2 * BOUND, now  # (two seats a game)
+        assert now["bot_seats"] <= BOUND, now
+    assert runtime.HUB.rooms == {}
+    # the bounds were reached: more games were played than they hold
+    assert most["games"] == BOUND and most["seen_at"] >= 1
+
+
+async def test_cache_bounded_by_bytes(server_runtime, monkeypatch):
+    """The game cache keeps the folds it can afford: the estimated bytes never exceed the
+    budget, the least recently used go first, and an evicted game is read back from the log."""
+    games = [await db(store.create_game, "teeko", {"move_cap": 30},
+                      [{"kind": "guest"}, {"kind": "guest"}]) for _ in range(4)]
+    rng = Random(3)
+    for game in games:
+        a, b = await communicator(game.pk), await communicator(game.pk)
+        await a.hello(0, secret=game.guest_secrets[0])
+        await b.hello(1, secret=game.guest_secrets[1])
+        await play_out({0: a, 1: b}, [], rng)
+        await close_all([a, b])
+    store.drop_cache()
+    one = (await db(store.entry, games[0].pk)).nbytes
+    assert one > 1000
+    store.drop_cache()
+    monkeypatch.setattr(store, "CACHE_BYTES", int(one * 2.5))
+    heads = {}
+    for game in games:
+        e = await db(store.entry, game.pk)
+        heads[game.pk] = e.seq
+        fig = store.cache_figures()
+        assert fig["bytes"] <= store.CACHE_BYTES, fig
+        assert fig["bytes"] == sum(x.nbytes for x in store._cache.values())
+    assert list(store._cache) == [g.pk for g in games[-2:]]  # (each game about the same size)
+    await db(store.entry, games[2].pk)  # a hit makes it the most recently used
+    await db(store.entry, games[0].pk)
+    assert list(store._cache) == [games[2].pk, games[0].pk]
+    for game in games:  # evicted games come back whole
+        assert (await db(store.entry, game.pk)).seq == heads[game.pk]
