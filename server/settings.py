@@ -261,14 +261,6 @@ GAMENIGHT = {
     "REDIS_RECONCILE": float(os.environ.get("GAMENIGHT_REDIS_RECONCILE", "5")),
     # "process" (default) or "thread": where bots think.
     "BOT_POOL": os.environ.get("GAMENIGHT_BOT_POOL", "process"),
-    # Build a missing solved Teeko table in the background on first use (the perfect level,
-    # game analysis; server/games/solved.py): about two minutes and 0.8 GiB per pattern set.
-    # Off under pytest.
-    "TEEKO_SOLVE_ON_DEMAND": os.environ.get(
-        "GAMENIGHT_TEEKO_SOLVE_ON_DEMAND",
-        "0" if "pytest" in sys.modules or "PYTEST_CURRENT_TEST" in os.environ else "1",
-    )
-    not in ("", "0"),
     "BOT_WORKERS": int(
         os.environ.get("GAMENIGHT_BOT_WORKERS", str(max(2, os.cpu_count() or 2)))
     ),
