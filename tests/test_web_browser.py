@@ -25,6 +25,7 @@ from server_fixtures import start_daphne, stop_daphne
 from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 import core
+from core import words
 from core.api import SPECTATOR
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
@@ -85,6 +86,18 @@ def check_facts(kind: str, facts: dict[str, Any], view: dict[str, Any]) -> None:
             assert got == want, (key, got, want)
 
 
+def seat_names(game_id: int) -> list[str]:
+    """The players' names by seat, as the server words its sentences with them."""
+    from server.games.models import Game
+    from server.web.views import seat_names as names
+
+    return in_thread(lambda: names(Game.objects.prefetch_related("seat_set").get(pk=game_id)))
+
+
+MOVE_TEXTS = """() => [...document.querySelectorAll('#moves li button')].map(b =>
+  b.textContent.replace(/^\\d+ /, ''))"""
+
+
 def wait_index(w: Any, index: int, timeout: float = 10_000) -> None:
     w.page.wait_for_function(f"() => window.gnStats && window.gnStats.index === {index}",
                              timeout=timeout)
@@ -110,22 +123,18 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
         facts = w.page.evaluate(DOM_FACTS)
         check_facts(g.kind, facts, st["view"])
         assert facts["moves"] == head
-        scores = st["outcome"]["scores"]
-        if scores:
-            assert " : ".join(str(s) for s in scores) in facts["outcome"], facts["outcome"]
-        assert facts["outcome"], "the result is shown at the end"
+        # words, not fields: the move list and the result line are core.words' sentences
+        # (the app's replay captions), "Dan cut the deck", "ada & chen win 104-52"
+        names = seat_names(g.pk)
+        events = [r["event"] for r in get(server, f"/api/games/{g.pk}/state/?events=1")["events"]]
+        said = w.page.evaluate(MOVE_TEXTS)
+        assert said == [words.describe(e, names) for e in events]
+        assert not [t for t in said if " · " in t], "no field dumps ('cut · at 43 · seat 1')"
+        assert facts["outcome"] == words.result(g.kind, st["outcome"], names), facts["outcome"]
+        if g.kind == "teka":
+            assert re.fullmatch(r".+ & .+ win \d+-\d+", facts["outcome"]), facts["outcome"]
+        assert w.page.text_content("#caption") == f"{head}. {said[-1]}"
     assert w.js_errors() == []
-
-    # the move list's notation is the app's replay caption, word for word
-    from client_kivy.vm.session import describe_event
-
-    names = ["Ann", "Bob", "Cleo", "Dev"]
-    events = [r["event"] for g in games
-              for r in get(server, f"/api/games/{g.pk}/state/?events=1")["events"]]
-    said = w.page.evaluate(
-        "async ([events, names]) => { const c = await import('/static/web/common.js'); "
-        "return events.map(e => c.describe(e, names)); }", [events, names])
-    assert said == [describe_event(e, names) for e in events]
 
     # keyboard, on the longest Teeko match; a shared ?seq= link
     teeko, head = max(((g, get(server, f"/api/games/{g.pk}/")["seq"])
@@ -290,6 +299,8 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
             f"() => window.gnStats.conn === 'live' && window.gnStats.head === {head}",
             timeout=15_000)
         wait_index(w, head)
+        # (a move is listed once the server's words for it have come)
+        w.page.wait_for_function(f"() => document.querySelectorAll('#moves li').length === {head}")
         seqs = w.page.evaluate(
             "() => [...document.querySelectorAll('#moves li')].map(li => +li.dataset.seq)")
         assert seqs == list(range(1, head + 1)), seqs
@@ -321,13 +332,17 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
             "kind": kind, "options": {"seats": seats},
             "seats": [{"kind": "guest", "name": f"P{i}"} for i in range(seats)]}))
     ids = [g["id"] for g in games]
-    w = open_page(browser, f"{server.http}/tv/", 1920, 1080)
-    w.page.wait_for_function(
-        f"() => window.gnTV && window.gnTV.tables === {len(ids)} && "
-        f"document.querySelectorAll('.tile:not([hidden]) svg.board').length === {len(ids)}")
-    shown = w.page.evaluate(
-        "() => [...document.querySelectorAll('.tile:not([hidden])')].map(t => +t.dataset.game)")
-    assert sorted(shown) == ids
+    # (two tables a page at 1920 x 1080, large: the pages rotate through all of them)
+    w = open_page(browser, f"{server.http}/tv/?rotate=1", 1920, 1080)
+    w.page.wait_for_function(f"() => window.gnTV && window.gnTV.tables === {len(ids)}")
+    shown: set[int] = set()
+    deadline = time.time() + 10
+    while shown != set(ids) and time.time() < deadline:
+        shown |= set(w.page.evaluate(
+            "() => [...document.querySelectorAll('.tile:not([hidden])')]"
+            ".filter(t => t.querySelector('svg.board')).map(t => +t.dataset.game)"))
+        time.sleep(0.2)
+    assert shown == set(ids)
 
     async def move() -> int:  # White places c3 at the Teeko table, as its guest
         async with websockets.connect(f"{server.ws}/ws/games/{ids[0]}/") as ws:
@@ -396,14 +411,25 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
                     await ws.send(json.dumps({"type": "command", "command": rng.choice(moves),
                                               "expected_seq": f["to"]}))
 
+    # (while live, the presence dots are lit: Ann's socket above and the bot)
+    w.page.wait_for_function("() => document.querySelectorAll('#players .dot.on').length >= 1")
     head = in_thread(lambda: asyncio.run(play_to_the_end()))
     w.page.wait_for_function(
         f"() => window.gnStats.conn === 'finished' && window.gnStats.index === {head} && "
         f"document.querySelectorAll('#moves li').length === {head}", timeout=15_000)
     assert w.page.text_content("#mode") == "Replay"
-    st = get(server, f"/api/games/{g['id']}/state/")
+    st = get(server, f"/api/games/{g['id']}/state/?events=1")
     check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
-    assert w.page.text_content("#outcome")
+    # the caption says the last move in words (it said only "417." once the game ended), the
+    # result who won; nobody is at a finished table: no presence dot stays lit
+    names = seat_names(g["id"])
+    last = words.describe(st["events"][-1]["event"], names)
+    w.page.wait_for_function("(want) => document.getElementById('caption').textContent === want",
+                             arg=f"{head}. {last}", timeout=10_000)
+    assert w.page.text_content("#outcome") == words.result("teeko", st["outcome"], names)
+    assert w.page.evaluate("() => document.querySelectorAll('#players .dot').length") == 2
+    assert w.page.evaluate("() => document.querySelectorAll('#players .dot.on').length") == 0
+    assert w.page.text_content("#spectators") == ""
     w.page.keyboard.press("Home")
     wait_index(w, 0)
     assert w.js_errors() == []
@@ -500,3 +526,183 @@ def test_teeko_replay_without_a_table_shows_no_analysis_and_no_error(
         w.page.context.close()
     finally:
         stop_daphne(server)
+
+
+VISIBLE_TILES = """() => [...document.querySelectorAll('.tile')].filter(t => {
+  const r = t.getBoundingClientRect();
+  return getComputedStyle(t).display !== 'none' && r.width > 0 && r.height > 0;
+}).map(t => +t.dataset.game)"""
+
+
+def guest_tables(server: Any, kinds: list[tuple[str, int]], moves: int = 0) -> list[int]:
+    """Live tables of guests (they stay live), ``moves`` random moves into each."""
+    from bench_web import play_random
+
+    ids = []
+    for kind, n in kinds:
+        g = post(server, "/api/games/", {"kind": kind, "options": {"seats": n}, "seats": [
+            {"kind": "guest", "name": name} for name in ("Ann", "Bob", "Cleo", "Dev")[:n]]})
+        if moves:
+            in_thread(play_random, g["id"], moves)
+        ids.append(g["id"])
+    return ids
+
+
+def test_tv_rotation_shows_only_the_tables_of_its_page(
+    daphne_server: Any, browser: Any  # noqa: F811
+) -> None:
+    """After a rotation the tables of the other pages are hidden for real (``.tile``'s own
+    display once overrode the ``hidden`` attribute: 5 tables shown at once while the page's
+    counters said 2): what is visible is measured, computed style and boxes."""
+    ids = guest_tables(daphne_server, [("teeko", 2)] * 5)
+    w = open_page(browser, f"{daphne_server.http}/tv/?rotate=1", 1920, 1080)
+    w.page.wait_for_function(f"() => window.gnTV && window.gnTV.tables === {len(ids)}")
+    per = w.page.evaluate("() => window.gnTV.perPage")
+    assert per < len(ids)
+    pages: dict[int, list[int]] = {}
+    deadline = time.time() + 15
+    while len(pages) < 3 and time.time() < deadline:
+        page, shown = w.page.evaluate(f"() => [window.gnTV.page, ({VISIBLE_TILES})()]")
+        on_page = sorted(ids)[page * per:(page + 1) * per]
+        assert sorted(shown) == on_page, (page, shown, on_page)
+        pages[page] = shown
+        time.sleep(0.15)
+    assert len(pages) == 3
+    assert sorted({gid for shown in pages.values() for gid in shown}) == sorted(ids)
+    assert w.js_errors() == []
+    w.page.context.close()
+
+
+TILE_TEXT = """() => [...document.querySelectorAll('.tile')]
+  .filter(t => getComputedStyle(t).display !== 'none').map(t => {
+    const board = t.querySelector('svg.board');
+    const r = board ? board.getBoundingClientRect() : null;
+    const svg = [...t.querySelectorAll('svg.board text')].filter(e => e.textContent.trim())
+      .map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize) * e.getScreenCTM().a]);
+    const html = [...t.querySelectorAll('header a, .tile-players, .tile-caption, .tile-status')]
+      .filter(e => e.textContent.trim())
+      .map(e => [e.textContent, parseFloat(getComputedStyle(e).fontSize)]);
+    return {game: +t.dataset.game, kind: [...t.classList].find(c => c.startsWith('kind-')),
+            board: r && [r.width, r.height], svg, html,
+            caption: t.querySelector('.tile-caption').textContent};
+  })"""
+
+
+def test_tv_text_is_legible_from_across_the_room(
+    daphne_server: Any, browser: Any  # noqa: F811
+) -> None:
+    """At 1920 x 1080 every text of a table, inside its board too, is at least 24 px on
+    screen (computed font size times the SVG's scale: it was 11-15 px), the boards are large,
+    and the caption is the server's sentence of the last move."""
+    ids = guest_tables(daphne_server, [("teeko", 2), ("tiku", 2), ("tedoku", 3), ("teka", 4)],
+                       moves=14)
+    w = open_page(browser, f"{daphne_server.http}/tv/?rotate=2", 1920, 1080)
+    w.page.wait_for_function(f"() => window.gnTV && window.gnTV.tables === {len(ids)}")
+    seen: dict[int, Any] = {}
+    deadline = time.time() + 20
+    while len(seen) < len(ids) and time.time() < deadline:
+        for tile in w.page.evaluate(TILE_TEXT):
+            if tile["board"] and tile["svg"] and re.fullmatch(r"\d+\. \S.*", tile["caption"]):
+                seen[tile["game"]] = tile
+        time.sleep(0.25)
+    assert sorted(seen) == sorted(ids), sorted(seen)
+    for gid, tile in seen.items():
+        small = [(t, round(px, 1)) for t, px in tile["svg"] + tile["html"] if px < 24]
+        assert not small, (tile["kind"], small)
+        width, height = tile["board"]
+        assert width >= 0.4 * 1920 or height >= 0.6 * 1080, (tile["kind"], tile["board"])
+        log = get(daphne_server, f"/api/games/{gid}/state/?events=1")["events"]
+        last = log[-1]
+        assert tile["caption"] == f"{last['seq']}. {words.describe(last['event'], seat_names(gid))}"
+    assert w.js_errors() == []
+    w.page.context.close()
+
+
+PAGE_TEXT = """() => {
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const n = walk.currentNode;
+    const el = n.parentElement;
+    if (!n.textContent.trim() || !el || el.closest('[hidden], script, style, option')) continue;
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    if (!r.width || !r.height || cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const t = el.closest('text');
+    out.push([n.textContent.trim().slice(0, 30),
+              parseFloat(cs.fontSize) * (t ? t.getScreenCTM().a : 1)]);
+  }
+  return out;
+}"""
+
+SHEET_FITS = """() => {
+  const box = document.getElementById('sheet');
+  const table = box.querySelector('table');
+  const cut = [...table.querySelectorAll('th, td')]
+    .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent);
+  return {cut, over: box.scrollWidth - box.clientWidth,
+          right: table.getBoundingClientRect().right - box.getBoundingClientRect().right,
+          heads: [...table.querySelectorAll('th')].map(c => c.textContent)};
+}"""
+
+
+def test_score_sheet_fits_and_no_text_under_12px_on_a_phone(
+    server_runtime: Any, daphne_server: Any, browser: Any  # noqa: F811
+) -> None:
+    """The Teka score sheet fits its panel at every size (its "Total" was cut to "Tota"); at
+    390 px no text of any replay is under 12 px on screen (Tedoku sheets were 4-5 px, Teka
+    seat text 6 px), the boards' SVG text measured as drawn."""
+    from server.games.models import Game
+
+    server = daphne_server
+    in_thread(lambda: call_command("load_demo", stdout=io.StringIO()))
+    games = in_thread(lambda: list(Game.objects.filter(status=Game.FINISHED).order_by("id")))
+    longest: dict[str, tuple[int, int]] = {}
+    for g in games:
+        head = get(server, f"/api/games/{g.pk}/")["seq"]
+        if head > longest.get(g.kind, (0, 0))[1]:
+            longest[g.kind] = (g.pk, head)
+    teka, teka_head = longest["teka"]
+    for width, height in ((1280, 800), (820, 1180), (390, 844)):
+        w = open_page(browser, f"{server.http}/games/{teka}/", width, height)
+        wait_index(w, teka_head)
+        fit = w.page.evaluate(SHEET_FITS)
+        assert fit["cut"] == [] and fit["over"] <= 0 and fit["right"] <= 1, (width, fit)
+        assert "Total" in fit["heads"]
+        w.page.context.close()
+    # a phone: every replay, at its end and in the middle (a Teka hand being played)
+    for kind, (gid, head) in sorted(longest.items()):
+        w = open_page(browser, f"{server.http}/games/{gid}/", 390, 844)
+        for seq in (head, head // 2):
+            w.page.goto(f"{server.http}/games/{gid}/?seq={seq}")
+            wait_index(w, seq)
+            texts = w.page.evaluate(PAGE_TEXT)
+            assert any(t.startswith(("a", "A", "1", "T", "N")) for t, _px in texts)
+            small = [(t, round(px, 1)) for t, px in texts if px < 12]
+            assert not small, (kind, seq, small[:10])
+        assert w.js_errors() == []
+        w.page.context.close()
+
+
+def test_favicon_and_no_missing_file(daphne_server: Any, browser: Any) -> None:  # noqa: F811
+    """The pages ask for nothing that is not there: the icon is served (``/favicon.ico``,
+    which browsers ask for by themselves, was a 404), every request of a page answers."""
+    server = daphne_server
+    g = post(server, "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
+    with urllib.request.urlopen(server.http + "/favicon.ico", timeout=10) as r:
+        assert r.status == 200 and r.headers["Content-Type"] == "image/svg+xml"
+        assert r.read().startswith(b"<svg")
+    failed: list[str] = []
+    for path in (f"/games/{g['id']}/", "/tv/", "/"):
+        w = open_page(browser, server.http + "/tv/", 1280, 800)
+        w.page.on("response", lambda resp: failed.append(f"{resp.status} {resp.url}")
+                  if resp.status >= 400 else None)
+        w.page.goto(server.http + path)
+        w.page.wait_for_load_state("networkidle")
+        icon = w.page.evaluate("() => (document.querySelector('link[rel=icon]') || {}).href")
+        if icon:
+            with urllib.request.urlopen(icon, timeout=10) as r:
+                assert r.status == 200, icon
+        assert failed == [], (path, failed)
+        assert w.js_errors() == []
+        w.page.context.close()

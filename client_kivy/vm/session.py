@@ -19,6 +19,7 @@ from typing import Any
 
 import core
 from core.api import ALL, SPECTATOR, Game, IllegalMoveError, fold
+from core.words import describe
 
 Obj = dict[str, Any]
 Post = Callable[[Callable[[], None]], None]
@@ -693,39 +694,9 @@ def ply_phrase(ply: Obj) -> str:
 
 
 def describe_event(ev: Obj, names: list[str] | None = None) -> str:
-    """A short line for the replay caption: "Ann placed c3", "Bob played KH (snap)"..."""
-    t = ev.get("type")
-    seat = ev.get("seat")
-    who = (names[seat] if names and isinstance(seat, int) and 0 <= seat < len(names)
-           else f"Seat {seat + 1}" if isinstance(seat, int) else "")
-    if t == "placed" and "to" in ev:
-        return f"{who} placed {ev['to']}"
-    if t == "placed":
-        return f"{who} drew {ev.get('shape') or ''} {' '.join(ev.get('cells') or [])}".strip()
-    if t == "moved":
-        return f"{who} moved {ev.get('from')}-{ev.get('to')}"
-    if t == "play":
-        sig = f" ({ev['signal']})" if ev.get("signal") else ""
-        return f"{who} played {ev.get('card')}{sig}"
-    if t == "bid":
-        return f"{who} called {ev.get('call')}"
-    if t == "trumps":
-        return f"{who} named trumps {ev.get('suit')}"
-    if t == "flip":
-        return f"Turn {ev.get('turn')}: card {ev.get('card')}, die {ev.get('die')}"
-    if t == "deal":
-        return f"Hand {ev.get('hand')} dealt"
-    if t == "reveal":
-        return f"Turn {ev.get('turn')}: drawings revealed"
-    if t == "game_over":
-        return "Game over"
-    parts = [str(ev.get("type", "?"))]
-    for k, v in ev.items():
-        if k in ("type", "options", "deck", "order", "hands"):
-            continue
-        if isinstance(v, (str, int)) and not isinstance(v, bool):
-            parts.append(f"{k} {v}")
-    return " · ".join(parts)
+    """A short line for the replay caption: "Ann placed c3", "Dan cut the deck"... The one
+    text of the app and the web pages: core.words.describe."""
+    return describe(ev, names)
 
 
 HEADINGS = {"deal", "flip", "round_end"}

@@ -8,5 +8,7 @@ ID = r"(?P<game_id>[0-9]{1,18})"
 urlpatterns = [
     re_path(rf"^games/{ID}/$", views.game_page, name="web-game"),
     re_path(r"^tv/$", views.tv_page, name="web-tv"),
+    re_path(r"^favicon\.ico$", views.favicon, name="web-favicon"),
     re_path(rf"^api/games/{ID}/views/$", views.views_range, name="web-views"),
+    re_path(rf"^api/games/{ID}/words/$", views.words_range, name="web-words"),
 ]

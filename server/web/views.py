@@ -6,11 +6,13 @@ a finished game whole (viewer -2, as ``/api/games/<id>/state/`` and ``/log/`` gi
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from core import words
 from core.api import ALL, SPECTATOR
 from server.games import store
 from server.games.models import Game
@@ -24,7 +26,26 @@ FIRST_VIEWS = 120
 FIRST_BEFORE = 40
 """...of which this many before the position it opens at."""
 
+MAX_WORDS = 5000
+"""Most sentences one ``/words/`` answer holds."""
+
 KIND_NAMES = {"teeko": "Teeko", "tiku": "Tiku", "tedoku": "Tedoku", "teka": "Teka"}
+
+
+def seat_names(g: Game) -> list[str]:
+    """The players' names by seat, as the pages show them (static/web/common.js
+    ``playerNames``): a bot that took over a player's seat is "Ann (bot)"."""
+    out = []
+    for s in sorted(g.seat_set.all(), key=lambda s: s.number):
+        name = s.name or f"Seat {s.number + 1}"
+        out.append(f"{s.name or 'Guest'} (bot)" if store.seat_replaced(s) else name)
+    return out
+
+
+def worded(records: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """The sentence of each record (core.words: the one text of the app and the pages),
+    from the record as the viewer received it: it never says what the record hides."""
+    return [words.describe(r["event"], names) for r in records]
 
 
 def _page_methods(request: HttpRequest) -> HttpResponse | None:
@@ -82,6 +103,8 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
         "ws": f"/ws/games/{g.pk}/",
         "first": None,
         "analysis": _analysis(g),
+        "words": f"/api/games/{g.pk}/words/",
+        "result": words.result(g.kind, g.outcome, seat_names(g)) if g.outcome else "",
     }
     if g.status == Game.FINISHED:
         # The views the replay draws first, around the position it opens at: named here so
@@ -113,6 +136,20 @@ def tv_page(request: HttpRequest) -> HttpResponse:
     return render(request, "web/tv.html", {"config": config})
 
 
+FAVICON = Path(__file__).parent / "static" / "web" / "favicon.svg"
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``: the site's icon (an SVG), for the browsers and pages that ask for it
+    there rather than where the pages' ``<link rel=icon>`` says."""
+    bad = _page_methods(request)
+    if bad is not None:
+        return bad
+    resp = HttpResponse(FAVICON.read_bytes(), content_type="image/svg+xml")
+    resp["Cache-Control"] = "public, max-age=86400"
+    return resp
+
+
 def _int_param(request: HttpRequest, name: str, default: int) -> int:
     raw = request.GET.get(name)
     if raw in (None, ""):
@@ -131,7 +168,7 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
     a finished game whole (-2), any other game as a spectator (-1). With ``delta=1`` every
     view after the first is given as its difference from the one before
     (:func:`view_delta`)."""
-    g = Game.objects.filter(pk=int(game_id)).first()
+    g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
     if g is None:
         raise store.NotFound(f"no game {game_id}")
     viewer = ALL if g.status == Game.FINISHED else SPECTATOR
@@ -157,6 +194,7 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
     first = max(lo, 1)
     records = store.redact_records(e, log[first - 1 : hi], viewer) if hi >= 1 else []
     out = store.viewer_view(e, state, viewer)
+    names = seat_names(g)
     body = {
         "game": g.pk,
         "kind": g.kind,
@@ -168,11 +206,47 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
         "views": views,
         "delta": delta,
         "events": records,
+        "texts": worded(records, names),
         "to_act": out["to_act"],
         "outcome": out["outcome"],
+        "result": words.result(g.kind, out["outcome"], names) if out["outcome"] else "",
     }
     resp = JsonResponse(body)
     # A finished game's log never changes: the same answer for ever.
+    resp["Cache-Control"] = "public, max-age=86400" if viewer == ALL else "no-cache"
+    return resp
+
+
+@api(("GET",))
+def words_range(request: HttpRequest, game_id: str) -> Any:
+    """``GET /api/games/<id>/words/?from=A&to=B``: the sentences of events A..B (at most
+    :data:`MAX_WORDS`; default 1..head) as the viewer of ``/views/`` sees them, and the
+    result line once the game is over. The live pages ask it for the events the game
+    socket brought (a record's envelope stays ``seq``, ``seat``, ``event``)."""
+    g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
+    if g is None:
+        raise store.NotFound(f"no game {game_id}")
+    viewer = ALL if g.status == Game.FINISHED else SPECTATOR
+    e = store.entry(g.pk, fresh=True)
+    head = e.seq
+    lo = _int_param(request, "from", 1)
+    hi = _int_param(request, "to", min(head, lo + MAX_WORDS - 1))
+    if not 1 <= lo <= hi <= head:
+        raise ApiError(400, "bad_request", f"from and to are 1..{head} for this game, from <= to")
+    if hi - lo + 1 > MAX_WORDS:
+        raise ApiError(400, "bad_request", f"at most {MAX_WORDS} events in one request")
+    names = seat_names(g)
+    records = store.redact_records(e, e.log[lo - 1 : hi], viewer)
+    outcome = e.game.outcome(e.state)
+    resp = JsonResponse({
+        "game": g.pk,
+        "head": head,
+        "viewer": viewer,
+        "from": lo,
+        "to": hi,
+        "texts": worded(records, names),
+        "result": words.result(g.kind, outcome.to_json(), names) if outcome else "",
+    })
     resp["Cache-Control"] = "public, max-age=86400" if viewer == ALL else "no-cache"
     return resp
 

@@ -13,11 +13,34 @@ function sqXY(name, n, cell, pad) {
   return [pad + f * cell + cell / 2, pad + (n - r) * cell + cell / 2];
 }
 
-function labels(n, cell, pad) {
+/** The smallest font size, in the board's units, that shows as ``opts.minPx`` pixels on
+ * screen once a W x H board is fitted into ``opts.box`` ({w, h} in pixels): the pages say
+ * how much room the board has, so that no text of a board is drawn too small to read (12 px
+ * on the game page, 24 px on the TV). 0: no minimum. */
+export function minUnits(opts, W, H) {
+  const box = opts && opts.box;
+  if (!box || !box.w || !opts.minPx) return 0;
+  const scale = Math.min(box.w / W, box.h ? box.h / H : Infinity);
+  // (4 % to spare: the box is measured before the board is in it, and sizes are rounded)
+  return scale > 0 ? 1.04 * opts.minPx / scale : 0;
+}
+
+/** A font size of at least ``min`` units, as an inline style (it wins over the class). */
+function fs(base, min) {
+  return min > base ? ` style="font-size:${Math.ceil(min)}px"` : "";
+}
+
+/** Squeeze a text of about ``chars`` characters of font size ``size`` into ``width``. */
+function fitText(chars, size, width) {
+  return chars * size * 0.58 > width ? ` textLength="${Math.floor(width)}" lengthAdjust="spacingAndGlyphs"` : "";
+}
+
+function labels(n, cell, pad, min = 0) {
   let s = "";
+  const f = fs(22, min);
   for (let i = 0; i < n; i++) {
-    s += `<text class="lbl" x="${pad + i * cell + cell / 2}" y="${pad + n * cell + pad * 0.7}">${FILES[i]}</text>`;
-    s += `<text class="lbl" x="${pad * 0.45}" y="${pad + i * cell + cell / 2 + 6}">${n - i}</text>`;
+    s += `<text class="lbl"${f} x="${pad + i * cell + cell / 2}" y="${pad + n * cell + pad * 0.7}">${FILES[i]}</text>`;
+    s += `<text class="lbl"${f} x="${pad * 0.45}" y="${pad + i * cell + cell / 2 + 6}">${n - i}</text>`;
   }
   return s;
 }
@@ -60,8 +83,9 @@ export function patch(box, b) {
 
 // --------------------------------------------------------------------------- Teeko
 
-export function teeko(v) {
+export function teeko(v, names, opts = {}) {
   const n = 5, cell = 100, pad = 40, size = pad * 2 + n * cell;
+  const min = minUnits(opts, size, size);
   let s = `<rect class="wood" x="0" y="0" width="${size}" height="${size}" rx="18"/>`;
   const layers = [];
   for (let i = 0; i < n; i++) {
@@ -73,7 +97,7 @@ export function teeko(v) {
     const [x, y] = sqXY(FILES[f] + r, n, cell, pad);
     s += `<circle class="hole" cx="${x}" cy="${y}" r="12"/>`;
   }
-  s += labels(n, cell, pad);
+  s += labels(n, cell, pad, min);
   layers.push(["grid", s]);
   s = "";
   const win = new Set(v.winning_squares || []);
@@ -109,14 +133,15 @@ export function teekoStatus(v, names) {
 
 // --------------------------------------------------------------------------- Tiku
 
-export function tiku(v) {
+export function tiku(v, names, opts = {}) {
   const n = 6, cell = 84, pad = 40, size = pad * 2 + n * cell;
+  const min = minUnits(opts, size, size);
   let s = `<rect class="wood" x="0" y="0" width="${size}" height="${size}" rx="18"/>`;
   for (let f = 0; f < n; f++) for (let r = 1; r <= n; r++) {
     const x = pad + f * cell, y = pad + (n - r) * cell;
     s += `<rect class="cell ${(f + r) % 2 ? "c1" : "c0"}" x="${x}" y="${y}" width="${cell}" height="${cell}"/>`;
   }
-  s += labels(n, cell, pad);
+  s += labels(n, cell, pad, min);
   const layers = [["grid", s]];
   s = "";
   const lm = v.last_move || null;
@@ -158,12 +183,15 @@ export function tikuStatus(v, names) {
 
 const ROWS = "ABCDEFGHI";
 
-function tedokuSheet(p, v, x0, y0, cell, name, active) {
+function tedokuSheet(p, v, x0, y0, cell, name, active, min) {
   let s = `<g class="sheet${active ? " active" : ""}" data-seat="${p.seat}">`;
   const w = cell * 9;
-  s += `<text class="sheet-name" x="${x0}" y="${y0 - 14}">${esc(name)}</text>`;
   const sc = p.score || {};
-  s += `<text class="sheet-score" x="${x0 + w}" y="${y0 - 14}" text-anchor="end">${esc(sc.total ?? 0)} pts</text>`;
+  const pts = `${sc.total ?? 0} pts`;
+  const big = Math.max(20, min);
+  // (the name gets the room the points leave)
+  s += `<text class="sheet-name"${fs(20, min)} x="${x0}" y="${y0 - 14}"${fitText(name.length, big, w - (pts.length + 1) * big * 0.58)}>${esc(name)}</text>`;
+  s += `<text class="sheet-score"${fs(20, min)} x="${x0 + w}" y="${y0 - 14}" text-anchor="end">${esc(pts)}</text>`;
   // the card's target (row/col/sector) this turn
   const [tk, tv] = String(v.card || "").split(":");
   const last = new Set();
@@ -189,27 +217,44 @@ function tedokuSheet(p, v, x0, y0, cell, name, active) {
     s += `<line class="sector" x1="${x0 + i * 3 * cell}" y1="${y0}" x2="${x0 + i * 3 * cell}" y2="${y0 + w}"/>`;
     s += `<line class="sector" x1="${x0}" y1="${y0 + i * 3 * cell}" x2="${x0 + w}" y2="${y0 + i * 3 * cell}"/>`;
   }
-  const detail = `rows ${sc.rows ?? 0} · cols ${sc.cols ?? 0} · sectors ${sc.sectors ?? 0} · bonus ${sc.bonus ?? 0}`;
-  s += `<text class="sheet-detail" x="${x0}" y="${y0 + w + 26}">${esc(detail)}${p.placed ? " · drawn" : ""}</text>`;
+  // (where text must be large, the short form: "2 rows · 1 col · 0 sect · +3")
+  const detail = (min > 15
+    ? `${sc.rows ?? 0} rows · ${sc.cols ?? 0} cols · ${sc.sectors ?? 0} sect · +${sc.bonus ?? 0}`
+    : `rows ${sc.rows ?? 0} · cols ${sc.cols ?? 0} · sectors ${sc.sectors ?? 0} · bonus ${sc.bonus ?? 0}`)
+    + (p.placed ? " · drawn" : "");
+  const dsz = Math.max(15, min);
+  s += `<text class="sheet-detail"${fs(15, min)} x="${x0}" y="${y0 + w + 10 + dsz}"${fitText(detail.length, dsz, w)}>${esc(detail)}</text>`;
   return s + "</g>";
 }
 
-export function tedoku(v, names) {
+export function tedoku(v, names, opts = {}) {
   const players = v.players || [];
   const n = Math.max(players.length, 1);
-  const cols = n <= 4 ? n : Math.ceil(n / 2);
+  // (a narrow box: two sheets a row at most, so that they stay readable)
+  const most = opts.box && opts.box.w && opts.box.w < 700 ? 2 : 4;
+  const cols = n <= most ? n : Math.ceil(n / Math.ceil(n / most));
   const rows = Math.ceil(n / cols);
-  const cell = 34, sheetW = cell * 9, gapX = 40, gapY = 90, pad = 30, top = 60;
+  const cell = 34, sheetW = cell * 9, gapX = 40, pad = 30;
   const W = pad * 2 + cols * sheetW + (cols - 1) * gapX;
-  const H = top + rows * (sheetW + gapY);
+  // (the text sizes depend on the scale, the scale on the height: twice is near enough)
+  let min = 0, gapY = 90, top = 60, H = 0;
+  for (let k = 0; k < 2; k++) {
+    const t = Math.max(20, min);
+    top = 30 + t * 1.5;
+    gapY = Math.max(90, 2.6 * Math.max(15, min) + 20);
+    H = top + rows * (sheetW + gapY);
+    min = minUnits(opts, W, H);
+  }
   const toAct = new Set(v.to_act || []);
   const layers = [["paper", `<rect class="paper-bg" x="0" y="0" width="${W}" height="${H}" rx="14"/>`]];
   const card = v.card ? String(v.card).replace(":", " ") : "—";
-  layers.push(["head", `<text class="tedoku-head" x="${pad}" y="34">Turn ${esc(v.turn ?? 0)} of ${esc(v.turns ?? "?")} · card ${esc(card)} · die ${esc(v.die ?? "—")}</text>`]);
+  const head = `Turn ${v.turn ?? 0} of ${v.turns ?? "?"} · card ${card} · die ${v.die ?? "—"}`;
+  const hsz = Math.max(22, min);
+  layers.push(["head", `<text class="tedoku-head"${fs(22, min)} x="${pad}" y="${12 + hsz}"${fitText(head.length, hsz, W - 2 * pad)}>${esc(head)}</text>`]);
   players.forEach((p, i) => {
     const x0 = pad + (i % cols) * (sheetW + gapX);
     const y0 = top + 30 + Math.floor(i / cols) * (sheetW + gapY);
-    layers.push([`sheet${i}`, tedokuSheet(p, v, x0, y0, cell, names[p.seat] || seatLabel("tedoku", p.seat), toAct.has(p.seat))]);
+    layers.push([`sheet${i}`, tedokuSheet(p, v, x0, y0, cell, names[p.seat] || seatLabel("tedoku", p.seat), toAct.has(p.seat), min)]);
   });
   return board(W, H, "tedoku", layers);
 }
@@ -232,6 +277,7 @@ function sortCards(cards) {
 
 function card(x, y, w, c, extra) {
   const h = w * 1.4;
+  if (!w) return "";
   if (!c) return `<rect class="card back" x="${x}" y="${y}" width="${w}" height="${h}" rx="${w * 0.1}"/>`;
   const red = RED.includes(c[1]) ? " red" : "";
   const rank = c[0] === "T" ? "10" : c[0];
@@ -256,8 +302,19 @@ function lastCall(v, seat) {
   return calls.length ? calls[calls.length - 1] : null;
 }
 
+/** A hand as one line of text: "♠ A K 7 ♥ Q 9 ♦ 5 ♣ J 3" (where cards would be too small). */
+function handLine(cards) {
+  const out = [];
+  for (const suit of SUITS) {
+    const of = cards.filter((c) => c[1] === suit);
+    if (of.length) out.push(SUIT_SYMBOL[suit] + " " + of.map((c) => (c[0] === "T" ? "10" : c[0])).join(" "));
+  }
+  return out.join("  ");
+}
+
 export function teka(v, names, opts = {}) {
   const W = 1000, H = 780, cx = 500, cy = 330;
+  const min = minUnits(opts, W, H);
   const bot = opts.bot || null;
   const toAct = new Set(v.to_act || []);
   const layers = [["felt", `<rect class="felt-rim" x="6" y="6" width="${W - 12}" height="660" rx="300"/>`
@@ -279,25 +336,42 @@ export function teka(v, names, opts = {}) {
     if (bot && bot.seat === seat) info.push(`thinking ${Math.round((bot.progress || 0) * 100)}%`);
     const name = `${names[seat] || ""} (${TEKA_SEATS[seat]})`;
     const infoText = info.join(" · ");
+    const nsz = Math.max(27, min), isz = Math.max(21, min);
     // (wide enough for its text: about 0.58 em a character of the system font)
-    const nameW = name.length * 16, infoW = infoText.length * 12.2;
-    const bw = Math.min(pos === "left" || pos === "right" ? 300 : 440, Math.max(290, nameW + 30, infoW + 30)), bh = 74;
+    const nameW = name.length * nsz * 0.59, infoW = infoText.length * isz * 0.58;
+    const bw = Math.min(pos === "left" || pos === "right" ? 300 : 440, Math.max(290, nameW + 30, infoW + 30));
+    const bh = Math.max(74, nsz + isz + 26);
     // (a text wider than its box is squeezed to fit)
     const fit = (w) => (w > bw - 24 ? ` textLength="${bw - 24}" lengthAdjust="spacingAndGlyphs"` : "");
     if (pos === "left") ax = Math.max(ax, 20 + bw / 2);
     if (pos === "right") ax = Math.min(ax, W - 20 - bw / 2);
+    if (pos === "top") ay = Math.max(ay, 16 + bh / 2);
+    if (pos === "bottom") ay = Math.min(ay, 656 - bh / 2);
+    const top = ay - bh / 2;
     s = `<g class="seat${active ? " active" : ""}" data-seat="${seat}">`
-      + `<rect x="${ax - bw / 2}" y="${ay - bh / 2}" width="${bw}" height="${bh}" rx="12"/>`
-      + `<text class="seat-name" x="${ax}" y="${ay - 6}"${fit(nameW)}>${esc(name)}</text>`
-      + `<text class="seat-info" x="${ax}" y="${ay + 24}"${fit(infoW)}>${esc(infoText)}</text></g>`;
+      + `<rect x="${ax - bw / 2}" y="${top}" width="${bw}" height="${bh}" rx="12"/>`
+      + `<text class="seat-name"${fs(27, min)} x="${ax}" y="${top + 8 + nsz * 0.8}"${fit(nameW)}>${esc(name)}</text>`
+      + `<text class="seat-info"${fs(21, min)} x="${ax}" y="${top + bh - 10 - isz * 0.2}"${fit(infoW)}>${esc(infoText)}</text></g>`;
     layers.push([`seat${seat}`, s]);
     s = "";
-    if (hands && hands[seat] && hands[seat].length) {
+    // (cards big enough for their rank to be read; else the hand as a line of text)
+    const cw = Math.max(34, min / 0.36);
+    if (hands && hands[seat] && hands[seat].length && cw > 48) {
+      const line = handLine(sortCards(hands[seat]));
+      const hy = top + bh + 8 + min;
+      const width = pos === "left" || pos === "right" ? 300 : 600;
+      let hx = ax;
+      if (pos === "left") hx = Math.max(ax, 20 + width / 2);
+      if (pos === "right") hx = Math.min(ax, W - 20 - width / 2);
+      s += `<g class="hand" data-seat="${seat}"><text class="hand-line"${fs(0, min)} x="${hx}" y="${hy}" text-anchor="middle"${fitText(line.length, min, width)}>${esc(line)}</text>`;
+      for (const c of hands[seat]) s += `<g data-card="${esc(c)}"></g>`;
+      s += "</g>";
+    } else if (hands && hands[seat] && hands[seat].length) {
       const cards = sortCards(hands[seat]);
-      const cw = 34, step = 26;
+      const step = 26;
       const total = step * (cards.length - 1) + cw;
       let hx = ax - total / 2;
-      const hy = ay + bh / 2 + 8;
+      const hy = top + bh + 8;
       if (pos === "left") hx = Math.max(24, hx);
       if (pos === "right") hx = Math.min(W - 24 - total, hx);
       s += `<g class="hand" data-seat="${seat}">`;
@@ -314,24 +388,29 @@ export function teka(v, names, opts = {}) {
     trick = v.last_trick.cards || [];
     winner = v.last_trick.winner;
   }
-  const place = { bottom: [cx - 35, cy + 20], top: [cx - 35, cy - 150], left: [cx - 145, cy - 65], right: [cx + 75, cy - 65] };
+  const tw = Math.max(70, Math.min(100, min / 0.34));
+  const ssz = Math.max(21, min);
+  const place = { bottom: [cx - tw / 2, cy + 20], top: [cx - tw / 2, cy - 80 - tw], left: [cx - 75 - tw, cy - 65], right: [cx + 75, cy - 65] };
   for (const t of trick) {
     const [x, y] = place[POS[t.seat % 4]];
-    s += card(x, y, 70, t.card, `trick${winner === t.seat ? " won" : ""}`);
-    if (t.signal) s += `<text class="signal" x="${x + 35}" y="${y + 118}">${esc(t.signal)}</text>`;
+    s += card(x, y, tw, t.card, `trick${winner === t.seat ? " won" : ""}`);
+    if (t.signal) s += `<text class="signal"${fs(21, min)} x="${x + tw / 2}" y="${y + tw * 1.4 + ssz}">${esc(t.signal)}</text>`;
   }
   layers.push(["trick", s]);
   s = "";
   const contract = contractText(v);
   const won = v.tricks_won || [0, 0];
-  if (contract) s += `<text class="contract" x="${cx}" y="${cy + 170}">${esc(contract)}</text>`;
-  s += `<text class="tricks" x="${cx}" y="${cy + 200}">Tricks N-S ${won[0]} · E-W ${won[1]} · hand ${esc(v.hand_number ?? 0)} · ${esc(v.phase || "")}</text>`;
-  if (v.throw_in && v.phase === "throw_in") s += `<text class="tricks" x="${cx}" y="${cy + 228}">throw-in question open</text>`;
+  const csz = Math.max(28, min), tsz = Math.max(22, min);
+  const cyText = cy + 145 + csz;
+  if (contract) s += `<text class="contract"${fs(28, min)} x="${cx}" y="${cyText}"${fitText(contract.length, csz, 600)}>${esc(contract)}</text>`;
+  const tricks = `Tricks N-S ${won[0]} · E-W ${won[1]} · hand ${v.hand_number ?? 0} · ${v.phase || ""}`;
+  s += `<text class="tricks"${fs(22, min)} x="${cx}" y="${cyText + tsz + 6}"${fitText(tricks.length, tsz, 640)}>${esc(tricks)}</text>`;
+  if (v.throw_in && v.phase === "throw_in") s += `<text class="tricks"${fs(22, min)} x="${cx}" y="${cyText + 2 * tsz + 12}">throw-in question open</text>`;
   // the match score below the table
   const scores = v.scores || [0, 0];
   const target = (v.options || {}).target;
   layers.push(["center", s]);
-  layers.push(["match", `<text class="match" x="${cx}" y="${H - 22}">North-South ${scores[0]} · East-West ${scores[1]}${target ? ` · to ${target}` : ""}</text>`]);
+  layers.push(["match", `<text class="match"${fs(26, min)} x="${cx}" y="${H - 22}">North-South ${scores[0]} · East-West ${scores[1]}${target ? ` · to ${target}` : ""}</text>`]);
   return board(W, H, "teka", layers);
 }
 
@@ -343,7 +422,7 @@ export function tekaSheet(v) {
   for (const r of sheet) {
     const c = r.double13 ? "D13" : r.bid;
     const t = r.trumps ? SUIT_SYMBOL[r.trumps] : "";
-    rows += `<tr><td>${esc(r.hand)}</td><td>${esc(TEKA_SEATS[r.bidder % 4])}</td><td>${esc(c)}${t}${r.raised ? " ×2" : ""}</td>`
+    rows += `<tr><td class="num">${esc(r.hand)}</td><td title="${esc(TEKA_SEATS[r.bidder % 4])}">${esc(TEKA_SEATS[r.bidder % 4][0])} ${esc(c)}${t}${r.raised ? " ×2" : ""}</td>`
       + `<td>${r.made ? "made" : "down"}</td><td>${esc((r.tricks || []).join("–"))}</td>`
       + `<td>${esc((r.points || []).join("–"))}</td><td>${esc((r.totals || []).join("–"))}</td></tr>`;
   }
@@ -355,7 +434,7 @@ export function tekaSheet(v) {
   let chart = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="score chart">`;
   if (target) chart += `<line class="target" x1="0" x2="${W}" y1="${H - 5 - (target / max) * (H - 10)}" y2="${H - 5 - (target / max) * (H - 10)}"/>`;
   chart += `<polyline class="ns" points="${pts(0)}"/><polyline class="ew" points="${pts(1)}"/></svg>`;
-  return `<table class="sheet-table"><tr><th>Hand</th><th>Bidder</th><th>Bid</th><th></th><th>Tricks</th><th>Points</th><th>Total</th></tr>${rows}</table>`
+  return `<table class="sheet-table"><tr><th class="num">#</th><th>Bid</th><th></th><th>Tricks</th><th>Points</th><th>Total</th></tr>${rows}</table>`
     + `<div class="legend"><span class="ns">N-S</span> <span class="ew">E-W</span></div>${chart}`;
 }
 

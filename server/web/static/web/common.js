@@ -39,32 +39,8 @@ export function callText(call) {
   return { pass: "Pass", ter: "Ter", "behi ter": "Behi ter", "double 13": "Double 13" }[call] || String(call);
 }
 
-/** A short line for an event in the project's notation (docs/notation.md), word for word as
- * the app's replay caption says it (client_kivy/vm/session.py describe_event; the browser
- * tests compare the two): "Ann placed c3", "Bob moved b2-c3", "Cleo played KH (snap)". */
-export function describe(ev, names) {
-  const t = ev.type;
-  const seat = ev.seat;
-  const who = Number.isInteger(seat)
-    ? (names && seat >= 0 && seat < names.length ? names[seat] : `Seat ${seat + 1}`)
-    : "";
-  if (t === "placed" && "to" in ev) return `${who} placed ${ev.to}`;
-  if (t === "placed") return `${who} drew ${ev.shape || ""} ${(ev.cells || []).join(" ")}`.trim();
-  if (t === "moved") return `${who} moved ${ev.from}-${ev.to}`;
-  if (t === "play") return `${who} played ${ev.card}${ev.signal ? ` (${ev.signal})` : ""}`;
-  if (t === "bid") return `${who} called ${ev.call}`;
-  if (t === "trumps") return `${who} named trumps ${ev.suit}`;
-  if (t === "flip") return `Turn ${ev.turn}: card ${ev.card}, die ${ev.die}`;
-  if (t === "deal") return `Hand ${ev.hand} dealt`;
-  if (t === "reveal") return `Turn ${ev.turn}: drawings revealed`;
-  if (t === "game_over") return "Game over";
-  const parts = [String(t ?? "?")];
-  for (const [k, v] of Object.entries(ev)) {
-    if (["type", "options", "deck", "order", "hands"].includes(k)) continue;
-    if ((typeof v === "string") || (Number.isInteger(v))) parts.push(`${k} ${v}`);
-  }
-  return parts.join(" \u00b7 ");
-}
+// (the sentences of events and results come from the server: core/words.py, the one text
+// of the app and the pages; the pages show them, they do not compose them)
 
 /** Event indices (seq) where a new hand (Teka) or turn (Tedoku) or round starts. */
 export function marks(events) {
@@ -78,17 +54,13 @@ export function markName(kind) {
   return kind === "teka" ? "hand" : kind === "tedoku" ? "turn" : "round";
 }
 
-/** "White wins", "North-South win", "Draw" with the reason and scores. */
-export function outcomeText(kind, outcome, names) {
-  if (!outcome) return "";
-  const w = outcome.winners || [];
-  let text;
-  if (!w.length) text = "Draw";
-  else if (kind === "teka") text = `${w.includes(0) ? "North-South" : "East-West"} win`;
-  else text = w.map((s) => names?.[s] || seatLabel(kind, s)).join(" & ") + (w.length > 1 ? " win" : " wins");
-  const reason = outcome.reason ? ` (${String(outcome.reason).replace(/_/g, " ")})` : "";
-  const scores = outcome.scores && outcome.scores.length ? ` \u00b7 ${outcome.scores.join(" : ")}` : "";
-  return text + reason + scores;
+/** The sentences of events ``from``..``to`` and the result line, from the server
+ * (``/api/games/<id>/words/``, core/words.py): {texts: [...], result: "..."}. */
+export async function fetchWords(url, from, to) {
+  const r = await fetch(`${url}?from=${from}&to=${to}`);
+  const body = await r.json();
+  if (!r.ok) throw new Error(`words ${from}-${to}: ${body.error ? body.error.reason : r.status}`);
+  return body;
 }
 
 export function reportError(err) {

@@ -2,7 +2,7 @@
 // position (slider, steps, autoplay, keyboard, move list, ?seq=N links). docs/web.md.
 
 import {
-  describe, esc, marks, markName, outcomeText, playerNames, reportError, seatLabel, KIND_NAMES,
+  esc, fetchWords, marks, markName, playerNames, reportError, seatLabel, KIND_NAMES,
 } from "./common.js";
 import { drawn, patch, STATUS, tekaSheet } from "./boards.js";
 import { Watcher } from "./watch.js";
@@ -23,6 +23,9 @@ const FIRST = 120;       // ...and the first one, around the position opened
 const st = {
   head: game.seq,
   events: [],            // events[seq] = {seq, seat, event}
+  texts: [],             // texts[seq] = the event's sentence, as the server words it
+  result: config.result || "",  // the result line, as the server words it
+  over: game.status === "finished",
   views: [],             // views[seq] = the view after event seq
   index: null,
   following: game.status !== "finished",
@@ -54,10 +57,15 @@ async function fetchViews(from, to) {
       st.views[body.from + i] = view;
       prev = view;
     });
-    for (const rec of body.events) if (!st.events[rec.seq]) st.events[rec.seq] = rec;
+    body.events.forEach((rec, k) => {
+      if (!st.events[rec.seq]) st.events[rec.seq] = rec;
+      if (body.texts) st.texts[rec.seq] = body.texts[k];
+    });
+    if (body.result) st.result = body.result;
     if (body.head > st.head && !st.live) st.head = body.head;
     renderMoves();
     if (st.wanted !== null && st.views[st.wanted]) { const w = st.wanted; st.wanted = null; show(w); }
+    else if (st.index !== null && st.views[st.index] && st.captioned !== captionOf(st.index)) show(st.index);
     return body;
   })();
   st.pending.set(key, p);
@@ -75,6 +83,29 @@ function undelta(prev, d) {
   if (d.add) for (const [k, items] of Object.entries(d.add)) v[k] = prev[k].concat(items);
   if (d.del) for (const k of d.del) delete v[k];
   return v;
+}
+
+// The live game's sentences: the socket brings the events, the server words them
+// (/words/); one request at a time, for every event not yet worded.
+let wording = null;
+function wordLive() {
+  if (wording || !st.live) return;
+  let from = 1;
+  while (st.texts[from] !== undefined) from += 1;
+  const to = st.head;
+  if (from > to) return;
+  wording = fetchWords(config.words, from, to).then((body) => {
+    if (!st.live) return;  // (finished meanwhile: the whole game's words come with its views)
+    body.texts.forEach((t, k) => { st.texts[body.from + k] = t; });
+    renderMoves();
+    if (st.index !== null && st.views[st.index]) show(st.index);
+  }).catch((err) => {
+    // (the server away: the socket reconnects, and the words are asked for again)
+    if (!(err instanceof TypeError)) reportError(err);
+  }).finally(() => {
+    wording = null;
+    if (st.live && st.texts[st.head] === undefined) setTimeout(wordLive, 500);
+  });
 }
 
 function ensure(i) {
@@ -184,12 +215,13 @@ function show(i) {
   if (!view) { ensure(i); setControls(); return; }
   const names = currentNames();
   const bot = st.bot && st.bot.seq === i ? st.bot : null;
-  patch($("board"), drawn(kind, view, names, { bot }));
+  patch($("board"), drawn(kind, view, names, { bot, box: boardBox(), minPx: MIN_TEXT_PX }));
   $("status").textContent = STATUS[kind] ? STATUS[kind](view, names) : "";
   const out = view.outcome || (i === st.head && !st.live ? game.outcome : null);
-  $("outcome").textContent = out ? outcomeText(kind, out, names) : "";
-  const rec = st.events[i];
-  $("caption").textContent = i === 0 ? "Before the start" : rec ? `${i}. ${describe(rec.event, names)}${plyNote(an.bySeq[i])}` : `${i}.`;
+  $("outcome").textContent = out ? st.result : "";
+  const caption = captionOf(i);
+  $("caption").textContent = caption;
+  st.captioned = caption;
   if (kind === "teka") {
     const key = `${(view.sheet || []).length}:${i === st.head}`;
     if (key !== st.sheetKey) { $("sheet").innerHTML = tekaSheet(view); st.sheetKey = key; }
@@ -201,6 +233,26 @@ function show(i) {
   stats.steps += 1;
   stats.lastStepMs = performance.now() - t0;
 }
+
+/** "12. Ann placed c3" (the server's sentence), with the analysis of the ply if any. */
+function captionOf(i) {
+  if (i === 0) return "Before the start";
+  const text = st.texts[i];
+  return text === undefined ? `${i}.` : `${i}. ${text}${plyNote(an.bySeq[i])}`;
+}
+
+// The room the board has (read once, and again after a resize), so that the board draws
+// no text smaller than MIN_TEXT_PX on screen (boards.js minUnits).
+const MIN_TEXT_PX = 12;
+let box = null;
+function boardBox() {
+  if (!box) {
+    const narrow = window.innerWidth <= 900;  // (web.css: the board's max-height)
+    box = { w: $("board").clientWidth, h: narrow ? 0.7 * window.innerHeight : window.innerHeight - 15 * 16 };
+  }
+  return box;
+}
+window.addEventListener("resize", () => { box = null; if (st.index !== null) show(st.index); });
 
 let marked = null;
 const items = [];        // items[seq]: the move list's <li> of event seq
@@ -228,15 +280,14 @@ function markMove(i) {
 }
 
 function renderMoves() {
-  // append the events that came in order since the last call
-  const names = currentNames();
+  // append the events that came in order since the last call (and have their words)
   let html = "";
   let n = st.listed;
-  while (st.events[n + 1]) {
+  while (st.events[n + 1] && st.texts[n + 1] !== undefined) {
     const rec = st.events[n + 1];
     const minor = ["start", "shuffle", "table", "cut", "first_player"].includes(rec.event.type);
     html += `<li data-seq="${rec.seq}"${minor ? ' class="minor"' : ""}><button type="button" data-seq="${rec.seq}">`
-      + `<span class="n">${rec.seq}</span> ${esc(describe(rec.event, names))}</button></li>`;
+      + `<span class="n">${rec.seq}</span> ${esc(st.texts[rec.seq])}</button></li>`;
     n += 1;
   }
   if (html) {
@@ -350,13 +401,14 @@ function renderPlayers() {
   const names = currentNames();
   let html = "";
   (p ? p.seats : game.seats).forEach((s, i) => {
-    const on = p ? (s.kind === "bot" || s.connected) : false;
+    // (a finished game has nobody at the table: no dot is lit)
+    const on = p && !st.over ? (s.kind === "bot" || s.connected) : false;
     const thinking = st.bot && st.bot.seat === i ? ` <span class="thinking">thinking ${Math.round(st.bot.progress * 100)}%</span>` : "";
-    const away = p && s.away ? ` <span class="away">away ${s.away} s</span>` : "";
+    const away = p && s.away && !st.over ? ` <span class="away">away ${s.away} s</span>` : "";
     html += `<li><span class="dot${on ? " on" : ""}"></span>${esc(names[i])} <span class="seat">${esc(seatLabel(kind, i))}</span>${thinking}${away}</li>`;
   });
   $("players").innerHTML = html;
-  $("spectators").textContent = p ? `${p.spectators} watching` : "";
+  $("spectators").textContent = p && !st.over ? `${p.spectators} watching` : "";
 }
 
 function startLive() {
@@ -376,6 +428,7 @@ function startLive() {
       }
       stats.frames = w.frames; stats.gaps = w.gaps; stats.reconnects = w.reconnects; stats.seq = w.seq;
       renderMoves();
+      wordLive();
       if (st.following && st.views[st.head]) show(st.head);
       else setControls();
       renderPlayers();
@@ -389,8 +442,11 @@ function startLive() {
     onFinished(f) {
       // the match is over: from now on it is shown whole, like any finished game
       st.live = false;
+      st.over = true;
       st.following = false;
+      st.bot = null;
       st.views = [];
+      st.texts = [];
       // the records come again whole (a Tedoku drawing, a Teka keep: now public)
       st.events = [];
       st.listed = 0;
@@ -403,8 +459,11 @@ function startLive() {
       game.status = "finished";
       stats.frames = w.frames;
       $("mode").textContent = "Replay";
+      renderPlayers();
       show(f.seq);
-      loadAll().catch(reportError);
+      // (the views' answers bring the whole game's words and the result line: the caption
+      // and the outcome are shown again as they come)
+      loadAll().then(() => show(st.index ?? st.head)).catch(reportError);
     },
   });
   stats.watcher = w;

@@ -1,7 +1,7 @@
 // TV mode (/tv/): every live table in a grid, each over its own spectator socket; pages of
 // tables rotate when there are more than fit. docs/web.md.
 
-import { describe, esc, outcomeText, playerNames, reportError, KIND_NAMES } from "./common.js";
+import { esc, fetchWords, playerNames, reportError, KIND_NAMES } from "./common.js";
 import { STATUS, update } from "./boards.js";
 import { Watcher } from "./watch.js";
 
@@ -18,11 +18,18 @@ const stats = (window.gnTV = { seqs: {}, page: 0, pages: 1, perPage: 0, errors: 
 window.gnStats ||= { errors: stats.errors };
 let page = 0;
 
+// Tables a page: two side by side on a landscape screen (boards large enough for their text
+// to be read across a room: MIN_TEXT_PX), one above the other on a screen held upright.
 function perPage() {
   const w = window.innerWidth, h = window.innerHeight;
-  const cols = w >= 1500 ? 3 : w >= 900 ? 2 : 1;
-  const rows = h >= 800 ? 2 : 1;
+  const cols = w >= 900 && w >= h ? 2 : 1;
+  const rows = cols === 1 && h >= 800 ? 2 : 1;
   return { cols, rows, n: cols * rows };
+}
+
+/** Smallest text on a board, in pixels: across a room on a big screen, else as on a page. */
+function minTextPx() {
+  return window.innerWidth >= 1500 ? 24 : 12;
 }
 
 function addTile(g) {
@@ -32,7 +39,8 @@ function addTile(g) {
   el.innerHTML = `<header><a href="/games/${g.id}/">${esc(KIND_NAMES[g.kind] || g.kind)} #${g.id}</a>`
     + `<span class="tile-players">${esc(playerNames(g).join(" · "))}</span></header>`
     + `<div class="tile-board"></div><p class="tile-caption"></p><p class="tile-status"></p>`;
-  const t = { game: g, el, view: null, last: null, seq: g.seq, dirty: true, outcome: null, bot: null };
+  const t = { game: g, el, view: null, last: null, seq: g.seq, dirty: true, outcome: null, bot: null,
+    texts: new Map(), result: "", wording: false };
   // (from the event before the latest: the tile shows what the last move was)
   t.watcher = new Watcher(`/ws/games/${g.id}/`, Math.max(0, g.seq - 1), {
     onEvents(records, f) {
@@ -46,6 +54,7 @@ function addTile(g) {
     onBot(f) { t.bot = f; if (t.visible && g.kind === "teka") { t.dirty = true; draw(t); } },
     onFinished(f) {
       t.view = f.view; t.outcome = f.outcome; t.seq = f.seq; stats.seqs[g.id] = f.seq;
+      t.texts.clear();  // (now worded whole, as a finished game is public)
       t.dirty = true;
       if (t.visible) draw(t);
     },
@@ -65,14 +74,39 @@ function dropTile(id) {
   delete stats.seqs[id];
 }
 
+// The last move's sentence and the result line, as the server words them (/words/): asked
+// for a visible table when its last move has none yet, one request a table at a time.
+function word(t) {
+  const seq = t.last ? t.last.seq : 0;
+  const want = (seq && !t.texts.has(seq)) || (t.outcome && !t.result);
+  if (!want || t.wording) return;
+  const at = seq || t.seq;
+  if (!at) return;
+  t.wording = true;
+  fetchWords(`/api/games/${t.game.id}/words/`, at, at).then((body) => {
+    t.texts.set(at, body.texts[0]);
+    if (body.result) t.result = body.result;
+    t.dirty = true;
+    if (t.visible) draw(t);
+  }).catch(() => {}).finally(() => {  // (the server away: the next move asks again)
+    t.wording = false;
+    const now = t.last ? t.last.seq : 0;
+    if (t.visible && ((now && !t.texts.has(now)) || (t.outcome && !t.result))) setTimeout(() => word(t), 100);
+  });
+}
+
 function draw(t) {
   if (!t.dirty) return;
   t.dirty = false;
   const names = playerNames(t.game);
-  const opts = { bot: t.bot && t.bot.seq === t.seq ? t.bot : null };
-  if (t.view) update(t.el.querySelector(".tile-board"), t.game.kind, t.view, names, opts);
-  t.el.querySelector(".tile-caption").textContent = t.last ? `${t.last.seq}. ${describe(t.last.event, names)}` : "";
-  const status = t.outcome ? outcomeText(t.game.kind, t.outcome, names)
+  const box = t.el.querySelector(".tile-board");
+  const opts = { bot: t.bot && t.bot.seq === t.seq ? t.bot : null,
+    box: { w: box.clientWidth, h: box.clientHeight }, minPx: minTextPx() };
+  if (t.view) update(box, t.game.kind, t.view, names, opts);
+  const text = t.last ? t.texts.get(t.last.seq) : undefined;
+  t.el.querySelector(".tile-caption").textContent = t.last ? `${t.last.seq}. ${text ?? ""}` : "";
+  word(t);
+  const status = t.outcome ? t.result
     : (t.view && STATUS[t.game.kind] ? STATUS[t.game.kind](t.view, names) : "");
   t.el.querySelector(".tile-status").textContent = status;
   t.el.classList.toggle("over", Boolean(t.outcome));
@@ -129,4 +163,4 @@ clock();
 setInterval(clock, 10000);
 setInterval(poll, POLL_MS);
 setInterval(() => { page += 1; layout(); }, ROTATE_MS);
-window.addEventListener("resize", layout);
+window.addEventListener("resize", () => { for (const t of tiles.values()) t.dirty = true; layout(); });
