@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
 from web_browser import browser  # noqa: F401  (the fixture)
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
