@@ -9,4 +9,6 @@ urlpatterns = [
     re_path(rf"^games/{ID}/$", views.game_page, name="web-game"),
     re_path(r"^tv/$", views.tv_page, name="web-tv"),
     re_path(rf"^api/games/{ID}/views/$", views.views_range, name="web-views"),
+    re_path(rf"^games/{ID}/table/$", views.table_page, name="web-table"),
+    re_path(r"^join/(?P<code>[A-Za-z0-9]{1,16})/$", views.seat_page, name="web-seat"),
 ]
