@@ -8,8 +8,10 @@ Prints the time a whole Teka hand took with four phones."""
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.request
+from pathlib import Path
 from random import Random
 from typing import Any
 
@@ -41,6 +43,13 @@ def the_log(game_id: int) -> list[Any]:
     from server.games import store
 
     return list(store.entry(game_id, fresh=True).log)
+
+
+def shot(page: Any, name: str) -> None:
+    """A screenshot into GAMENIGHT_SHOTS (docs/screenshots when taking the docs' pictures)."""
+    where = os.environ.get("GAMENIGHT_SHOTS")
+    if where:
+        page.screenshot(path=str(Path(where) / name), full_page=True)
 
 
 def join_phones(browser: Any, server: Any, g: dict[str, Any], names: list[str]) -> list[Any]:
@@ -104,7 +113,7 @@ def small_controls(page: Any) -> list[str]:
     }"""))
 
 
-def test_four_phones_play_a_teka_hand(daphne_server, browser, tmp_path):  # noqa: F811
+def test_four_phones_play_a_teka_hand(daphne_server, browser):  # noqa: F811
     server = daphne_server
     g = post(server, "/api/games/", {"kind": "teka"})
     gid = g["id"]
@@ -112,7 +121,7 @@ def test_four_phones_play_a_teka_hand(daphne_server, browser, tmp_path):  # noqa
     table.page.wait_for_selector("#seats img.qr")
     assert len(table.page.query_selector_all("#seats img.qr")) == 4
     assert f"{g['code']}3" in table.page.inner_text("#seats")
-    table.page.screenshot(path=str(tmp_path / "table-open.png"))
+    shot(table.page, "table-teka-open-desktop.png")
     t0 = time.monotonic()
     phones = join_phones(browser, server, g, ["Ann", "Bob", "Cy", "Di"])
     rng = Random(5)
@@ -143,6 +152,8 @@ def test_four_phones_play_a_teka_hand(daphne_server, browser, tmp_path):  # noqa
                 assert not set(hands[seat]) & set(table.page.eval_on_selector_all(
                     "#board [data-card]", "els => els.map(e => e.dataset.card)"))
             deal_checked = True
+            shot(phones[0].page, "seat-teka-phone.png")
+            shot(table.page, "table-teka-desktop.png")
         got = tap_moves(phones, rng)
         taps += got
         assert taps < 1500, "no hand is played out"
@@ -196,8 +207,11 @@ def test_three_phones_play_tedoku_to_the_end(daphne_server, browser):  # noqa: F
     print(f"\nTedoku: three phones played a whole game in {time.monotonic() - t0:.1f} s "
           f"({taps} taps)")
     # one tap: the rematch, same seats; the table follows to the new game
+    shot(phones[0].page, "seat-tedoku-phone.png")
+    shot(table.page, "table-tedoku-desktop.png")
+    old_url = phones[0].page.url
     phones[0].page.click("#rematch")
-    phones[0].page.wait_for_url("**/join/*/")
+    phones[0].page.wait_for_function(f"() => location.href !== {json.dumps(old_url)}")
     new = get(server, f"/api/games/{gid}/")["rematch"]
     assert new is not None
     table.page.wait_for_url(f"**/games/{new}/table/")
