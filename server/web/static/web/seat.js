@@ -93,7 +93,10 @@ function connect() {
 function frame(f) {
   window.gnSeat.frames += 1;
   if (f.type === "welcome") { $("conn").textContent = "connected"; game.seats = f.seats || game.seats; }
-  else if (f.type === "events") {
+  else if (f.type === "presence") {
+    game.seats = f.seats || game.seats;
+    $("who").textContent = `${seatLabel(game.kind, cred.seat)} · ${playerNames(game)[cred.seat] || ""}`;
+  } else if (f.type === "events") {
     if (f.events && f.events.length) seq = f.to;
     if ("view" in f) draw(f);
   } else if (f.type === "finished") { finished = true; $("outcome").textContent = outcomeText(game.kind, f.outcome, playerNames(game)); showRematch(); }
