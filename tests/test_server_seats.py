@@ -122,7 +122,7 @@ def decode_qr(png: Path) -> str:
     return out.stdout.strip()
 
 
-def test_seat_qr_code_decodes_to_the_join_address(daphne_server, browser, tmp_path):
+def test_seat_qr_code_decodes_to_the_join_address(daphne_server, browser, tmp_path):  # noqa: F811
     """The served SVG drawn by Chromium, the picture read by zbar's zbarimg."""
     if shutil.which("zbarimg") is None:
         pytest.skip("zbarimg is not installed (apt-get install zbar-tools; .ci/run does it)")

@@ -52,14 +52,15 @@ def shot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(where) / name), full_page=True)
 
 
-def join_phones(browser: Any, server: Any, g: dict[str, Any], names: list[str]) -> list[Any]:
+def join_phones(chromium: Any, server: Any, g: dict[str, Any], names: list[str]) -> list[Any]:
     phones = []
     for i, name in enumerate(names):
-        w = open_page(browser, f"{server.http}/join/{g['code']}{i + 1}/", *PHONE)
+        w = open_page(chromium, f"{server.http}/join/{g['code']}{i + 1}/", *PHONE)
         w.page.fill("#name", name)
         w.page.click("#open-seats button")
         w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function("() => document.getElementById('conn').textContent === 'connected'")
+        w.page.wait_for_function(
+            "() => document.getElementById('conn').textContent === 'connected'")
         phones.append(w)
     return phones
 
@@ -172,7 +173,8 @@ def test_four_phones_play_a_teka_hand(daphne_server, browser):  # noqa: F811
         assert "hand-off" not in w.page.inner_text("body").lower()
     assert not small_controls(phones[0].page)
     print(f"\nTeka: a whole hand played out on four phones took {hand_time:.1f} s "
-          f"(from its deal to its score, {hand_plays} cards played; {taps} taps and {total:.1f} s in all, hands thrown "
+          f"(from its deal to its score, {hand_plays} cards played; {taps} taps and "
+          f"{total:.1f} s in all, hands thrown "
           f"in before it and the joins included; {len(log)} events)")
 
 
