@@ -11,4 +11,6 @@ urlpatterns = [
     re_path(r"^favicon\.ico$", views.favicon, name="web-favicon"),
     re_path(rf"^api/games/{ID}/views/$", views.views_range, name="web-views"),
     re_path(rf"^api/games/{ID}/words/$", views.words_range, name="web-words"),
+    re_path(rf"^games/{ID}/table/$", views.table_page, name="web-table"),
+    re_path(r"^join/(?P<code>[A-Za-z0-9]{1,16})/$", views.seat_page, name="web-seat"),
 ]

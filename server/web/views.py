@@ -282,3 +282,38 @@ def view_delta(prev: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
 
 
 _MISSING: Any = object()
+
+
+def table_page(request: HttpRequest, game_id: str) -> HttpResponse:
+    """``/games/<id>/table/``: the shared table for a TV or a tablet: the live view a
+    spectator gets, large, with a QR code and a short code for each open seat, and the
+    organiser's hand-over of a seat to another phone or to a bot."""
+    bad = _page_methods(request)
+    if bad is not None:
+        return bad
+    g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
+    if g is None:
+        return render(request, "web/missing.html", {"game_id": game_id}, status=404)
+    info = game_json(g)
+    config = {"game": info, "join": request.build_absolute_uri("/join/")}
+    title = f"{KIND_NAMES.get(g.kind, g.kind)} #{g.pk} · table"
+    return render(request, "web/table.html", {"config": config, "title": title, "game": info})
+
+
+def seat_page(request: HttpRequest, code: str) -> HttpResponse:
+    """``/join/<code>/``: a seat on a phone, no install. A seat code opens that seat (joined
+    here, or taken back with the credential this phone keeps); a game code offers the open
+    seats. The page shows the seat's own view only, as the socket gives it to that seat."""
+    from server.games import tables
+
+    bad = _page_methods(request)
+    if bad is not None:
+        return bad
+    try:
+        g, seat = tables.by_code(code)
+    except store.NotFound:
+        return render(request, "web/missing.html", {"game_id": code}, status=404)
+    info = game_json(g)
+    config = {"game": info, "seat": seat, "code": code.upper()}
+    title = f"{KIND_NAMES.get(g.kind, g.kind)} #{g.pk}"
+    return render(request, "web/seat.html", {"config": config, "title": title, "game": info})
