@@ -265,7 +265,7 @@ class GameScreen(Screen):
             b = GButton(text="Replay")
             b.bind(on_release=lambda *_: self.open_replay())
             grid.add_widget(b)
-            b = GButton(text="Rematch" if s.kind == "local" else "New table")
+            b = GButton(text="Rematch" if s.kind == "local" or s.viewer >= 0 else "New table")
             b.bind(on_release=lambda *_: self.new_game())
             grid.add_widget(b)
         actions = [("Moves", self.show_moves), ("Rules", self.show_rules)]
@@ -303,7 +303,8 @@ class GameScreen(Screen):
             return
         self._drop_banner()
         self.banner = EndBanner(result=s.status_text(), screen=self,
-                                again="Rematch" if s.kind == "local" else "New table")
+                                again="Rematch" if s.kind == "local" or s.viewer >= 0
+                                else "New table")
         self.add_widget(self.banner)
 
     def _drop_banner(self) -> None:
