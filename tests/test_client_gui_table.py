@@ -99,3 +99,163 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
     view = screen.model.session.view
     assert json.dumps(view).count('"hand"') == 0 or all(
         not p.get("hand") for p in view.get("players", []))
+
+
+ACTIONS = {"keep", "throw_in", "bid", "trumps", "play", "raise", "accept_raise",
+           "refuse_raise", "cut"}
+
+
+def teka_choice(legal, view, rng):
+    """What a player at this table does: keep, the first caller bids the lowest number and
+    the others pass, the first trump suit, a random card (no signal), refuse a raise."""
+    types = {c["type"] for c in legal}
+    for t in ("keep", "cut", "refuse_raise"):
+        if t in types:
+            return next(c for c in legal if c["type"] == t)
+    bids = [c for c in legal if c["type"] == "bid"]
+    if bids:
+        calls = {c["call"]: c for c in bids}
+        if view.get("bids") and "pass" in calls:
+            return calls["pass"]
+        numbers = [c for c in bids if isinstance(c["call"], int)]
+        return min(numbers, key=lambda c: c["call"]) if numbers else bids[0]
+    if "trumps" in types:
+        return next(c for c in legal if c["type"] == "trumps")
+    plays = [c for c in legal if c["type"] == "play" and not c.get("signal")]
+    return rng.choice(plays)
+
+
+class Phone:
+    """A player on a phone: the app's RemoteSession over a real socket, answering in the
+    socket's thread whenever it is this seat's turn."""
+
+    def __init__(self, api, game, seat, secret, seed):
+        from client_kivy.vm.net import RemoteSession
+
+        self.session = RemoteSession(api, game, seat, secret)
+        self.rng = Random(seed)
+        self.sent_at = -1
+        self.lock = threading.Lock()
+        self.session.subscribe(self.act)
+
+    def act(self):
+        s = self.session
+        with self.lock:
+            if s.my_turn and s.legal and s.outcome is None and s.seq > self.sent_at and \
+                    not any(ev.get("type") == "score" for ev in s.events):
+                self.sent_at = s.seq
+                s.send(teka_choice(s.legal, s.view, self.rng))
+
+    def start(self):
+        self.session.start()
+
+    def close(self):
+        self.session.close()
+
+
+def tap_until(root, text, cond, tries=5):
+    """Tap the button reading ``text`` until ``cond`` holds (the panel is rebuilt when a
+    presence frame changes a seat's line: the button is looked up again each time)."""
+    for _ in range(tries):
+        testing.pump(3)
+        hits = [b for b in find(root, "GButton") if b.text == text]
+        if hits:
+            testing.tap(hits[0])
+            if testing.wait_until(cond, 3):
+                return True
+    return False
+
+
+def tablet_turn(screen, s, rng):  # noqa: F811
+    """The person the tablet was handed to acts by touch (a button, or a card tapped
+    twice)."""
+    from client_kivy.vm.teka import call_text
+    from client_kivy.widgets.teka_table import SUIT_NAME
+
+    cmd = teka_choice(s.legal, s.view, rng)
+    board = screen.board
+    if cmd["type"] == "play":
+        testing.tap(board, *board.card_point(cmd["card"]))
+        testing.tap(board, *board.card_point(cmd["card"]))
+        return cmd
+    text = {"keep": "Keep", "cut": "Cut the deck", "refuse_raise": "Refuse raise"}.get(cmd["type"])
+    if cmd["type"] == "bid":
+        text = call_text(cmd["call"])
+    hits = [b for b in find(screen.ids.extra, "GButton")
+            if b.text == text or (cmd["type"] == "trumps" and b.text.endswith(
+                SUIT_NAME[cmd["suit"]]))]
+    assert hits, (cmd, [b.text for b in find(screen.ids.extra, "GButton")])
+    testing.tap(hits[0])
+    return cmd
+
+
+def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server,  # noqa: F811
+                                                               server_runtime):
+    """A Teka hand with North and East sharing the tablet, South and West on phones: the
+    tablet asks to be handed over only when its turn passes from one of its people to the
+    other, never for a phone's turn."""
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)
+    app.open_table(game)
+    screen = table_screen(app)
+    for seat, name in ((0, "Ann"), (1, "Bob")):
+        assert testing.wait_until(lambda: screen.cards.get(seat) is not None and  # noqa: B023
+                                  screen.cards[seat].code != "", 15)  # noqa: B023
+        screen.ids.name.text = name
+        assert tap_until(screen.cards[seat], "On this tablet",
+                         lambda: seat in screen.model.tablet_seats()), screen.message  # noqa: B023
+    phones = []
+    for seat, name in ((2, "Cleo"), (3, "Dan")):
+        joined = api.join(int(game["id"]), seat, name)
+        phones.append(Phone(api, joined["game"], seat, joined["secret"], seed=seat))
+    for p in phones:
+        p.start()
+    try:
+        play = None
+        assert testing.wait_until(lambda: screen.cards and all(
+            not c.code for c in screen.cards.values()), 15)
+        assert tap_until(screen, "Play here (1, 2)", lambda: app.root.current == "game")
+        s = app.session
+        assert s.kind == "kiosk" and sorted(s.seats) == [0, 1]
+        game_screen = app.root.get_screen("game")
+        handoffs = []
+        last = None
+
+        def watch():
+            nonlocal last
+            if s.handoff is not None and s.handoff != last:
+                handoffs.append(s.handoff)
+            last = s.handoff
+
+        s.subscribe(watch)
+        watch()  # (the first hand-off may already be up)
+        rng = Random(5)
+        import time
+
+        deadline = time.monotonic() + 240
+        while not any(ev.get("type") == "score" for ev in s.events):
+            assert time.monotonic() < deadline, (s.status_text(), len(s.events))
+            testing.pump(1)
+            if s.handoff is not None:
+                assert game_screen.overlay is not None
+                testing.tap(game_screen.overlay.ids.show)
+                continue
+            if s.my_turn and s.legal and not s.primary.thinking:
+                n = len(s.events)
+                tablet_turn(game_screen, s, rng)
+                assert testing.wait_until(lambda: len(s.events) > n, 15), s.message  # noqa: B023
+        events = s.events[:next(i for i, ev in enumerate(s.events) if ev["type"] == "score")]
+        actors = [ev["seat"] for ev in events if ev.get("type") in ACTIONS]
+        on_tablet = [a for a in actors if a in (0, 1)]
+        changes = 1 + sum(1 for a, b in zip(on_tablet, on_tablet[1:]) if a != b)
+        print(f"\nTeka hand, 2 seats on the tablet + 2 on phones: {len(actors)} actions, "
+              f"{len(on_tablet)} on the tablet, {len(handoffs)} hand-offs")
+        assert set(handoffs) <= {0, 1}
+        assert len(handoffs) == changes, (on_tablet, handoffs)
+        assert 2 in actors and 3 in actors  # the phones played their turns
+    finally:
+        for p in phones:
+            p.close()

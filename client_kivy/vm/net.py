@@ -535,7 +535,11 @@ class KioskRemoteSession(Session):
         self.rematch_game = p.rematch_game
         states = [s.connection for s in self.seats.values()]
         self.connection = next((c for c in ("offline", "connecting") if c in states), "online")
-        acting = [seat for seat, s in self.seats.items() if seat in s.to_act]
+        # each seat has its own socket: one may have heard of a move the other has not yet.
+        # Only seats caught up with the newest event count, else a stale "your turn"
+        # would hand the tablet over to someone who is no longer to act.
+        newest = max(s.seq for s in self.seats.values())
+        acting = [seat for seat, s in self.seats.items() if seat in s.to_act and s.seq == newest]
         self.to_act = sorted(set(p.to_act) | set(acting))
         thinking = [s for s in self.seats.values() if s.thinking]
         self.thinking = bool(thinking)
