@@ -166,7 +166,7 @@ def tap_until(root, text, cond, tries=5):
     return False
 
 
-def tablet_turn(screen, s, rng):  # noqa: F811
+def tablet_turn(screen, s, rng):
     """The person the tablet was handed to acts by touch (a button, or a card tapped
     twice)."""
     from client_kivy.vm.teka import call_text
@@ -214,7 +214,6 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
     for p in phones:
         p.start()
     try:
-        play = None
         assert testing.wait_until(lambda: screen.cards and all(
             not c.code for c in screen.cards.values()), 15)
         assert tap_until(screen, "Play here (1, 2)", lambda: app.root.current == "game")
@@ -250,7 +249,7 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
         events = s.events[:next(i for i, ev in enumerate(s.events) if ev["type"] == "score")]
         actors = [ev["seat"] for ev in events if ev.get("type") in ACTIONS]
         on_tablet = [a for a in actors if a in (0, 1)]
-        changes = 1 + sum(1 for a, b in zip(on_tablet, on_tablet[1:]) if a != b)
+        changes = 1 + sum(1 for a, b in zip(on_tablet, on_tablet[1:], strict=False) if a != b)
         print(f"\nTeka hand, 2 seats on the tablet + 2 on phones: {len(actors)} actions, "
               f"{len(on_tablet)} on the tablet, {len(handoffs)} hand-offs")
         assert set(handoffs) <= {0, 1}
