@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from itertools import pairwise
 from random import Random
 
 import pytest
@@ -249,7 +250,7 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
         events = s.events[:next(i for i, ev in enumerate(s.events) if ev["type"] == "score")]
         actors = [ev["seat"] for ev in events if ev.get("type") in ACTIONS]
         on_tablet = [a for a in actors if a in (0, 1)]
-        changes = 1 + sum(1 for a, b in zip(on_tablet, on_tablet[1:], strict=False) if a != b)
+        changes = 1 + sum(1 for a, b in pairwise(on_tablet) if a != b)
         print(f"\nTeka hand, 2 seats on the tablet + 2 on phones: {len(actors)} actions, "
               f"{len(on_tablet)} on the tablet, {len(handoffs)} hand-offs")
         assert set(handoffs) <= {0, 1}

@@ -109,7 +109,12 @@ class TableScreen(Screen):
         if m.rematch_game is not None:
             app.follow_table_rematch(m)
             return
-        self.status = s.status_text() or ("Waiting for players" if m.open_seats() else "")
+        if m.open_seats():
+            n = len(m.open_seats())
+            self.status = (f"Waiting for {n} player{'s' if n > 1 else ''}: scan a seat's "
+                           "code with a phone, or type it in the app")
+        else:
+            self.status = s.status_text()
         self.message = m.message or s.message
         self.connection = connection_label(s.connection)[0]
         self.board.refresh(s.view, [])
