@@ -43,11 +43,10 @@ def main() -> int:
     testing.headless(1280, 960)  # the largest of all: the GL surface never grows
     app = testing.start_app(tempfile.mkdtemp(prefix="gamenight-shots-"))
     import core
-    from core.api import SPECTATOR, fold
-
     from client_kivy.screens.table import TableScreen
     from client_kivy.vm.net import Api
     from client_kivy.vm.table import TableModel
+    from core.api import SPECTATOR, fold
 
     game = core.GAMES["teka"]
     events = list(game.start(game.options({}), Random(4)))
