@@ -319,8 +319,8 @@ class GamenightApp(App):
         if session is None:
             return
         if isinstance(session, LocalSession):
-            self.start_local_game(session.game_name, session.players, session.options,
-                                  kiosk=self.kiosk)
+            self.start_local_game(session.game_name, session.players,
+                                  session.rematch_options(), kiosk=self.kiosk)
         elif getattr(session, "outcome", None) is not None and self._held(session):
             # online: the same people in the same seats (the server makes it once)
             from client_kivy.vm.table import held_credentials

@@ -82,3 +82,25 @@ def test_a_seat_socket_behind_the_other_hands_nothing_over():
     assert k.handoff is None
     north.handle(frame(4, [0]))
     assert k.handoff == 0 and handoffs == [0, 1, 0]
+
+
+def test_local_rematch_keeps_drawn_partners_in_their_seats():
+    """A Teka match whose partners were drawn: the rematch has the same people in the same
+    seats (no second draw)."""
+    from client_kivy.vm.session import LocalSession
+
+    people = [{"name": n, "kind": "human", "level": ""} for n in ("Ann", "Bob", "Cleo", "Dan")]
+    for seed in range(20):
+        first = LocalSession("teka", people, {"draw_for_partners": True}, seed=seed)
+        if [p["name"] for p in first.players] != ["Ann", "Bob", "Cleo", "Dan"]:
+            break
+    else:
+        raise AssertionError("no draw moved anyone")
+    for seed in range(10):
+        again = LocalSession("teka", first.players, first.rematch_options(), seed=seed)
+        assert [p["name"] for p in again.players] == [p["name"] for p in first.players]
+    # (what Rematch did before: the match's own options drew partners again)
+    names = [p["name"] for p in first.players]
+    redrawn = [[p["name"] for p in LocalSession("teka", first.players, first.options,
+                                                 seed=seed).players] for seed in range(10)]
+    assert any(r != names for r in redrawn)
