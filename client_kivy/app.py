@@ -229,7 +229,8 @@ class GamenightApp(App):
         def failed(_e: Any) -> None:
             owner.following = False
 
-        self.lobby._run(lambda: rematch(api, game_id, held), done, failed)
+        new_id = getattr(owner, "rematch_game", None)
+        self.lobby._run(lambda: rematch(api, game_id, held, new_id), done, failed)
 
     def _follow_session(self, session: Session) -> None:
         """An online game of this tablet got a rematch (the server's ``rematch`` frame):
@@ -402,6 +403,8 @@ class GamenightApp(App):
             self.root.get_screen("replay").leave()
         elif current == "rules":
             self.root.get_screen("rules").back()
+        elif current == "table":
+            self.leave_table()
         else:
             self.show("home")
 

@@ -259,3 +259,121 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
     finally:
         for p in phones:
             p.close()
+
+
+def test_join_a_seat_by_its_code_in_the_app(app, daphne_server, server_runtime):  # noqa: F811
+    """Typing a seat's 7-character code in the lobby sits there (that seat, not the first
+    open one); the 6-character code still takes the first open seat."""
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server, name="Cleo")
+    api = Api(daphne_server.http)
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)
+    app.show("lobby")
+    lobby = app.root.get_screen("lobby")
+    testing.pump(3)
+    lobby.ids.code.text = f"{game['code']}3".lower()
+    testing.tap(lobby.ids.join_code)
+    assert testing.wait_until(lambda: app.root.current == "game", 15), app.lobby.error
+    s = app.session
+    assert s.seat == 2 and s.game_id == game["id"]
+    assert testing.wait_until(lambda: s.connection == "online", 15)
+    seats = api.game(int(game["id"]))["seats"]
+    assert seats[2]["taken"] and seats[2]["name"] == "Cleo"
+    assert not any(x["taken"] for i, x in enumerate(seats) if i != 2)
+    assert testing.wait_until(lambda: len(s.view.get("hand") or []) == 13, 10)  # its own hand
+
+
+def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,  # noqa: F811
+                                                              server_runtime):
+    """The tablet made the table and sits at seat 1; Bob's phone is gone: *Another phone*
+    opens his seat again under the same code (his old secret no longer plays), and Dan's
+    seat goes to a bot with *Bot*. Both are new events in the log."""
+    from client_kivy.vm.net import Api, ApiError
+    from server.games import store
+
+    connect_lobby(app, daphne_server)
+    api = app.lobby.api
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)
+    app.open_table(game)
+    screen = table_screen(app)
+    screen.ids.name.text = "Ann"
+    assert testing.wait_until(lambda: 0 in screen.cards and screen.cards[0].code, 15)
+    assert tap_until(screen.cards[0], "On this tablet", lambda: 0 in screen.model.tablet_seats())
+    phone = Api(daphne_server.http)
+    bob = phone.join(int(game["id"]), 1, "Bob")
+    phone.join(int(game["id"]), 2, "Cleo")
+    phone.join(int(game["id"]), 3, "Dan")
+    assert testing.wait_until(lambda: all(not c.code for c in screen.cards.values()), 15)
+    before = len(store.entry(int(game["id"])).log)
+    assert tap_until(screen.cards[1], "Another phone",
+                     lambda: screen.cards.get(1) is not None and screen.cards[1].code, tries=3), \
+        screen.message
+    assert screen.cards[1].code == f"{game['code']}2"
+    with pytest.raises(ApiError):
+        phone.state(int(game["id"]), seat=1, secret=bob["secret"])
+    assert tap_until(screen.cards[3], "Bot", lambda: "(bot)" in screen.cards[3].line, tries=3), \
+        screen.message
+    assert len(store.entry(int(game["id"])).log) > before
+    # another phone takes seat 2 by the same seat code
+    again = phone.join_code(f"{game['code']}2", "Eve")
+    assert again["seat"] == 1
+    assert testing.wait_until(lambda: "Eve" in screen.cards[1].line, 15)
+
+
+def test_rematch_online_same_people_same_seats(app, daphne_server, server_runtime):  # noqa: F811
+    """A finished Teeko game, Ann on this tablet and Bob on a phone: Ann taps *Rematch*;
+    the tablet opens the new game in Ann's seat, Bob's phone hears the `rematch` frame and
+    takes his new seat with his old secret; asking again gives the same game."""
+    from client_kivy.vm.net import Api, RemoteSession
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
+                      join={"seat": 0, "name": "Ann"})
+    bob = api.join(int(game["id"]), 1, "Bob")
+    phone = RemoteSession(api, bob["game"], 1, bob["secret"])
+    phone.start()
+    try:
+        app.online_play(game, 0, game["joined"]["secret"])
+        s = app.session
+        assert testing.wait_until(lambda: s.connection == "online", 15)
+        assert testing.wait_until(lambda: phone.connection == "online", 15)
+        assert phone.send({"type": "resign"}) or True
+        screen = app.root.get_screen("game")
+        assert testing.wait_until(lambda: screen.banner is not None, 15)
+        assert screen.banner.again == "Rematch"
+        testing.tap(screen.banner.ids.again)
+        assert testing.wait_until(lambda: app.session is not s and app.session is not None, 15), \
+            app.lobby.error
+        new = app.session
+        assert new.game_id != game["id"] and new.seat == 0 and new.outcome is None
+        assert testing.wait_until(lambda: phone.rematch_game == new.game_id, 15)
+        theirs = api.rematch(int(game["id"]), 1, bob["secret"])
+        assert theirs["game"]["id"] == new.game_id and theirs["seat"] == 1
+        seats = api.game(new.game_id)["seats"]
+        assert [x["name"] for x in seats] == ["Ann", "Bob"] and all(x["taken"] for x in seats)
+        assert testing.wait_until(lambda: new.connection == "online", 15)
+    finally:
+        phone.close()
+
+
+def test_the_app_follows_a_rematch_made_elsewhere(app, daphne_server, server_runtime):  # noqa: F811
+    """Bob asks for the rematch on his phone: the tablet, holding Ann's seat, follows the
+    `rematch` frame to the new game by itself, in Ann's seat."""
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
+                      join={"seat": 0, "name": "Ann"})
+    bob = api.join(int(game["id"]), 1, "Bob")
+    app.online_play(game, 0, game["joined"]["secret"])
+    s = app.session
+    assert testing.wait_until(lambda: s.connection == "online", 15)
+    s.send({"type": "resign"})
+    assert testing.wait_until(lambda: s.outcome is not None, 15)
+    made = api.rematch(int(game["id"]), 1, bob["secret"])
+    assert testing.wait_until(lambda: app.session is not s and app.session is not None, 15), \
+        app.lobby.error
+    assert app.session.game_id == made["game"]["id"] and app.session.seat == 0

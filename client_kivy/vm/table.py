@@ -260,9 +260,13 @@ def held_credentials(session: Any) -> dict[int, str]:
     return {}
 
 
-def rematch(api: Api, game_id: int, held: dict[int, str]) -> tuple[Obj, dict[int, str]]:
+def rematch(api: Api, game_id: int, held: dict[int, str],
+            new_id: int | None = None) -> tuple[Obj, dict[int, str]]:
     """Make (or find: it is made once) the rematch of finished game ``game_id`` and take
-    the same seats in it: the new game and {seat: new secret} for each seat in ``held``."""
+    the same seats in it: the new game and {seat: new secret} for each seat in ``held``.
+    Holding no seat (the table), the rematch the server announced (``new_id``)."""
+    if not held and new_id is not None:
+        return dict(api.game(new_id)), {}
     game: Obj | None = None
     secrets: dict[int, str] = {}
     for seat, secret in sorted(held.items()):
