@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Screenshots of the app's table mode (client_kivy/screens/table.py) at phone (360x740 dp)
-and tablet (1280x800) sizes, into docs/screenshots/{phone,tablet}-table*.png.
+and tablet (1280x800) sizes, into docs/screenshots/{phone,tablet}-table*.png, and the layout check
+(client_kivy/layoutcheck.py) of each: it prints any label cut or button too small.
 
     GAMENIGHT_PURE=1 .venv/bin/python tools/table_screenshots.py
 
@@ -66,14 +67,20 @@ def main() -> int:
     app.root.add_widget(screen)
     screen.set_model(model)
     app.show("table")
+    from client_kivy.layoutcheck import problems
+
     os.makedirs(OUT, exist_ok=True)
+    bad = 0
     for size, (w, h) in SIZES.items():
         testing.set_size(w, h)
         testing.pump(8)
         path = os.path.join(OUT, f"{size}-table.png")
         testing.screenshot(path)
         print(os.path.relpath(path, ROOT))
-    return 0
+        for problem in problems(app, f"table {size}"):
+            print("  layout:", problem)
+            bad += 1
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
