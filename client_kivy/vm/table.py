@@ -271,9 +271,19 @@ def rematch(api: Api, game_id: int, held: dict[int, str],
     secrets: dict[int, str] = {}
     for seat, secret in sorted(held.items()):
         answer = api.rematch(game_id, seat, secret)
-        game = dict(answer.get("game") or game or {})
+        game = _game_of(api, answer) or game
         if answer.get("secret"):
             secrets[int(answer.get("seat", seat))] = str(answer["secret"])
     if game is None:
-        game = dict(api.rematch(game_id).get("game") or {})
+        game = _game_of(api, api.rematch(game_id)) or {}
     return game, secrets
+
+
+def _game_of(api: Api, answer: Obj) -> Obj | None:
+    """The new game of a rematch answer: the game itself, or its id (then looked up)."""
+    g = answer.get("game")
+    if isinstance(g, dict):
+        return dict(g)
+    if isinstance(g, int):
+        return dict(api.game(g))
+    return None
