@@ -209,11 +209,10 @@ class GamenightApp(App):
         def done(value: tuple[dict[str, Any], dict[int, str]]) -> None:
             game, secrets = value
             if table is not None:
-                from client_kivy.vm.table import TableModel
+                from client_kivy.vm.table import keep_tablet_seat
 
-                keep = TableModel(api, game, self.settings)
                 for seat, secret in secrets.items():
-                    keep._keep(seat, secret)
+                    keep_tablet_seat(self.settings, api.base, int(game["id"]), seat, secret)
                 if self.root.current == "table":
                     self.open_table(game)
                 return

@@ -54,6 +54,20 @@ def open_seats(seats: list[Obj]) -> list[int]:
             if s.get("kind") != "bot" and not s.get("taken")]
 
 
+def keep_tablet_seat(settings: Any, base: str, game_id: int, seat: int,
+                     secret: str | None) -> None:
+    """Remember (or, with ``secret`` None, forget) a seat held on this tablet."""
+    key = f"{base}#{game_id}"
+    every = dict(settings.get("table_seats", {}) or {})
+    mine = dict(every.get(key, {}))
+    if secret is None:
+        mine.pop(str(seat), None)
+    else:
+        mine[str(seat)] = secret
+    every[key] = mine
+    settings.set("table_seats", every)
+
+
 class TableModel:
     """One online game shown as the table: a spectator :class:`RemoteSession` (public
     information only) and what the organiser may do with its seats."""
@@ -177,14 +191,7 @@ class TableModel:
         return {int(k): str(v) for k, v in held.items()}
 
     def _keep(self, seat: int, secret: str | None) -> None:
-        every = dict(self.settings.get("table_seats", {}) or {})
-        mine = dict(every.get(self._key(), {}))
-        if secret is None:
-            mine.pop(str(seat), None)
-        else:
-            mine[str(seat)] = secret
-        every[self._key()] = mine
-        self.settings.set("table_seats", every)
+        keep_tablet_seat(self.settings, self.api.base, self.game_id, seat, secret)
 
     def sit_here(self, seat: int, name: str) -> None:
         """Take open seat ``seat`` for someone sharing this tablet."""
