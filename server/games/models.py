@@ -77,6 +77,10 @@ class Game(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+    # The finished game this one is the rematch of (same people, same seats; made once).
+    rematch_of = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch"
+    )
 
     class Meta:
         ordering = ["-id"]

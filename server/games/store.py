@@ -897,7 +897,8 @@ def join_seat(
         if authed:
             s.kind, s.user, s.name = Seat.USER, user, user.get_username()
         else:
-            guest = seat_name(name, f"Guest {s.number + 1}", JoinError)
+            # (a seat handed to another phone keeps its player's name: see tables.release)
+            guest = seat_name(name, s.name or f"Guest {s.number + 1}", JoinError)
             secret = _secrets.token_urlsafe(16)
             s.kind, s.name, s.secret = Seat.GUEST, guest, hash_secret(secret)
         s.claimed = True

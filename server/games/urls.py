@@ -36,4 +36,8 @@ urlpatterns = [
     path("api/join/", views.join_by_code),
     path("api/leagues/", views.league_list),
     path("api/leagues/<id:league_id>/", views.league_detail),
+    path("api/games/<id:game_id>/seats/<int:seat>/qr.svg", views.seat_qr),
+    path("api/games/<id:game_id>/seats/<int:seat>/release/", views.seat_release),
+    path("api/games/<id:game_id>/seats/<int:seat>/bot/", views.seat_bot),
+    path("api/games/<id:game_id>/rematch/", views.rematch),
 ]

@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
-from . import clocks, dbpool, leagues, store
+from . import clocks, dbpool, leagues, store, tables
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
@@ -123,6 +123,7 @@ def game_json(
                 "taken": s.filled,
                 "bot_level": s.bot_level or None,
                 "replaced": store.seat_replaced(s),
+                "code": tables.seat_code(g.code, s.number),
             }
             for s in g.seat_set.all()
         ],
@@ -322,28 +323,35 @@ def create_refused(user: Any, game: Game) -> str | None:
 
 @api(("GET",))
 def game_detail(request: HttpRequest, game_id: int) -> Any:
-    return game_json(get_game(game_id))
+    out = game_json(get_game(game_id))
+    out["rematch"] = tables.rematch_of(game_id)
+    return out
 
 
 @api(("GET",))
 def game_by_code(request: HttpRequest, code: str) -> Any:
-    return game_json(by_code(code))
+    """A game by its join code, or by a seat's code (then ``seat`` names that seat)."""
+    g, seat = tables.by_code(code)
+    out = game_json(g)
+    out["seat"] = seat
+    out["rematch"] = tables.rematch_of(g.pk)
+    return out
 
 
 def by_code(code: Any) -> Game:
-    """The game with this join code (case-insensitive); NotFound for anything else."""
-    ok = isinstance(code, str) and 0 < len(code) <= MAX_CODE and code.isalnum() and code.isascii()
-    g = Game.objects.filter(code=code.upper()).first() if ok else None
-    if g is None:
-        raise store.NotFound(f"no game with code {shown(code, MAX_CODE)}")
-    return g
+    """The game with this join code or seat code (case-insensitive); NotFound for anything
+    else."""
+    return tables.by_code(code)[0]
 
 
-def _join(request: HttpRequest, game_id: int) -> Any:
+def _join(request: HttpRequest, game_id: int, seat: Any = None) -> Any:
     data = body(request)
+    asked = data.get("seat")
+    if seat is not None and asked is not None and asked != seat:
+        raise store.JoinError(f"the code names seat {seat}, not seat {shown(asked)}")
     seat, secret = store.join_seat(
         game_id,
-        data.get("seat"),
+        seat if seat is not None else asked,
         user=request.api_user,  # type: ignore[attr-defined]
         name=data.get("name"),
     )
@@ -357,7 +365,55 @@ def join(request: HttpRequest, game_id: int) -> Any:
 
 @api(("POST",))
 def join_by_code(request: HttpRequest) -> Any:
-    return _join(request, by_code(body(request).get("code")).pk)
+    """``code``: a game's join code (``seat`` optional, as for ``/join/``) or a seat's code."""
+    g, seat = tables.by_code(body(request).get("code"))
+    return _join(request, g.pk, seat)
+
+
+def _table_call(fn: Callable[..., Any], *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except tables.TableError as exc:
+        raise ApiError(exc.status, exc.code, exc.reason) from None
+
+
+@api(("GET",))
+def seat_qr(request: HttpRequest, game_id: int, seat: int) -> Any:
+    """The QR code (SVG) of the seat page ``/join/<seat code>/`` on the host as reached."""
+    g = get_game(game_id)
+    if not 0 <= seat < g.num_seats:
+        raise ApiError(404, "not_found", f"no seat {seat} at this table (0..{g.num_seats - 1})")
+    url = request.build_absolute_uri(f"/join/{tables.seat_code(g.code, seat)}/")
+    resp = HttpResponse(tables.seat_qr_svg(url), content_type="image/svg+xml")
+    resp["Cache-Control"] = "no-store"  # (the host in it is the request's)
+    return resp
+
+
+@api(("POST",))
+def seat_release(request: HttpRequest, game_id: int, seat: int) -> Any:
+    body(request)
+    return _table_call(tables.release, game_id, seat, request.api_user)  # type: ignore[attr-defined]
+
+
+@api(("POST",))
+def seat_bot(request: HttpRequest, game_id: int, seat: int) -> Any:
+    data = body(request)
+    return _table_call(
+        tables.to_bot, game_id, seat, data.get("level"), request.api_user  # type: ignore[attr-defined]
+    )
+
+
+@api(("POST",))
+def rematch(request: HttpRequest, game_id: int) -> Any:
+    """The rematch of a finished game for a holder of one of its seats (``secret`` and
+    optionally ``seat`` in the body, or a token): ``{"game", "seat", "secret"}``."""
+    data = body(request)
+    secret = data.get("secret") or request.headers.get("X-Seat-Secret")
+    out = _table_call(
+        tables.rematch, game_id, request.api_user, data.get("seat"), secret  # type: ignore[attr-defined]
+    )
+    out["table"] = game_json(get_game(out["game"]))
+    return out
 
 
 @api(("GET",))
