@@ -396,6 +396,7 @@ def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]
         "connecting": ("* Connecting...", (0.95, 0.8, 0.35, 1)),
         "offline": ("* Reconnecting...", (1.0, 0.5, 0.45, 1)),
         "spectating": ("* Watching live", (0.45, 0.8, 0.95, 1)),
+        "released": ("Seat handed over", (1.0, 0.5, 0.45, 1)),
     }.get(state, (state, (0.72, 0.78, 0.72, 1)))
 
 

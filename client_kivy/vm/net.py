@@ -168,13 +168,13 @@ class Api:
     # -- seats on phones, the organiser, rematch (protocol.md, "Seats on phones") ----------
     def release_seat(self, game_id: int, seat: int, credential: Obj | None = None) -> Obj:
         """Hand seat index ``seat`` to another phone (the organiser)."""
-        return dict(self.request("POST", f"/api/games/{game_id}/seats/{seat + 1}/release/",
+        return dict(self.request("POST", f"/api/games/{game_id}/seats/{seat}/release/",
                                  dict(credential or {})) or {})
 
     def seat_to_bot(self, game_id: int, seat: int, level: str,
                     credential: Obj | None = None) -> Obj:
         """Hand seat index ``seat`` to a server bot at ``level`` (the organiser)."""
-        return dict(self.request("POST", f"/api/games/{game_id}/seats/{seat + 1}/bot/",
+        return dict(self.request("POST", f"/api/games/{game_id}/seats/{seat}/bot/",
                                  {"level": level, **(credential or {})}) or {})
 
     def rematch(self, game_id: int, seat: int | None = None, secret: str = "") -> Obj:
@@ -335,6 +335,8 @@ class RemoteSession(Session):
 
     # -- frames -------------------------------------------------------------------------------
     def _conn(self, state: str) -> None:
+        if self.connection == "released":
+            return
         # "Connecting..." is only the first attempt: a retry after a drop stays
         # "Reconnecting..." (offline) until the server's welcome says we are back
         if state == "connecting" and self.connection in ("online", "spectating", "offline"):
@@ -394,6 +396,15 @@ class RemoteSession(Session):
                 self.seat_info = list(seats)
                 self.presence_at = time.monotonic()
             self.spectators = int(frame.get("spectators", 0))
+        elif t == "seat_released":
+            # the organiser handed this seat to another phone (or a bot): its secret is
+            # revoked, the server closes the socket; reconnecting would be refused
+            self.socket.close()
+            self.connection = "released"
+            self.legal = []
+            self.to_act = []
+            self.message = "This seat was handed over: " + str(
+                frame.get("reason") or "another phone or a bot plays it now")
         elif t == "rematch" and isinstance(frame.get("game"), int):
             self.rematch_game = int(frame["game"])
         elif t == "ok":

@@ -223,10 +223,12 @@ class TableModel:
         api = self.api
 
         def work() -> Obj:
-            return api.release_seat(self.game_id, seat, self._credential())
+            api.release_seat(self.game_id, seat, self._credential())
+            return {"game": api.game(self.game_id)}  # its seats now
 
-        def ok(_answer: Obj) -> None:
+        def ok(answer: Obj) -> None:
             self._keep(seat, None)
+            self._seats_from(answer)
             self.message = f"{self.seat_code(seat)} is open again: scan it with another phone"
 
         self._run(work, ok)
@@ -236,13 +238,23 @@ class TableModel:
         api = self.api
 
         def work() -> Obj:
-            return api.seat_to_bot(self.game_id, seat, level, self._credential())
+            api.seat_to_bot(self.game_id, seat, level, self._credential())
+            return {"game": api.game(self.game_id)}
 
-        def ok(_answer: Obj) -> None:
+        def ok(answer: Obj) -> None:
             self._keep(seat, None)
+            self._seats_from(answer)
             self.message = f"Seat {seat + 1} is played by a bot now"
 
         self._run(work, ok)
+
+    def _seats_from(self, answer: Obj) -> None:
+        """The seats as an organiser's call answered them (a hand-over appends no event: the
+        table may hear of it only from this answer)."""
+        game = answer.get("game")
+        if isinstance(game, dict) and game.get("seats"):
+            self.game = dict(game)
+            self.session.seat_info = list(game["seats"])
 
     def bot_level(self, kinds: list[Obj]) -> str:
         """The level the table hands a seat to: the middle level of this kind's bots."""
@@ -288,6 +300,9 @@ def rematch(api: Api, game_id: int, held: dict[int, str],
 
 def _game_of(api: Api, answer: Obj) -> Obj | None:
     """The new game of a rematch answer: the game itself, or its id (then looked up)."""
+    table = answer.get("table")
+    if isinstance(table, dict):
+        return dict(table)
     g = answer.get("game")
     if isinstance(g, dict):
         return dict(g)
