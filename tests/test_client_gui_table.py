@@ -283,7 +283,7 @@ def test_join_a_seat_by_its_code_in_the_app(app, daphne_server, server_runtime):
     testing.pump(3)
     lobby.ids.code.text = f"{game['code']}3".lower()
     testing.tap(lobby.ids.join_code)
-    assert testing.wait_until(lambda: app.root.current == "game", 15), (app.lobby.error, app.root.current)
+    assert testing.wait_until(lambda: app.root.current == "game", 15), app.lobby.error
     s = app.session
     assert s.seat == 2 and s.game_id == game["id"]
     assert testing.wait_until(lambda: s.connection == "online", 15)
