@@ -22,7 +22,7 @@ from client_kivy.vm.store import LocalStore
 HERE = os.path.dirname(os.path.abspath(__file__))
 KV_FILES = ["theme.kv", "screens/home.kv", "screens/setup.kv", "screens/game.kv",
             "screens/replay.kv", "screens/saved.kv", "screens/connect.kv", "screens/lobby.kv",
-            "screens/settings.kv", "screens/rules.kv"]
+            "screens/settings.kv", "screens/rules.kv", "screens/table.kv"]
 _loaded = False
 
 
@@ -36,7 +36,7 @@ def load_kv() -> None:
     from client_kivy.widgets import common  # noqa: F401
 
     try:
-        from client_kivy.screens import connect, lobby  # noqa: F401
+        from client_kivy.screens import connect, lobby, table  # noqa: F401
     except ImportError:
         pass
     for name in KV_FILES:
@@ -161,6 +161,88 @@ class GamenightApp(App):
         self.set_kiosk(kiosk)
         self.open_session(session, title=game_line(game) + f"  · code {game.get('code', '')}")
 
+    # -- table mode (client_kivy/vm/table.py) ---------------------------------------------
+    def open_table(self, game: dict[str, Any]) -> None:
+        """Show ``game`` as the shared table: the public view, large, and a QR code and
+        seat code for each open seat."""
+        from client_kivy.screens.table import TableScreen
+        from client_kivy.vm.table import TableModel
+
+        assert self.lobby.api is not None
+        self._drop_table_screen()
+        model = TableModel(self.lobby.api, game, self.settings, post=kiv_post)
+        screen = TableScreen(name="table")
+        self.root.add_widget(screen)
+        screen.set_model(model)
+        self.show("table")
+        model.start()
+
+    def leave_table(self) -> None:
+        self.show("lobby")
+        self._drop_table_screen()
+
+    def _drop_table_screen(self) -> None:
+        if self.root.has_screen("table"):
+            screen = self.root.get_screen("table")
+            screen.teardown()
+            self.root.remove_widget(screen)
+
+    def table_rematch(self, model: Any) -> None:
+        """The table's Rematch: the same people in the same seats; the table follows."""
+        self._rematch_online(model.game_id, model.tablet_seats(), table=model)
+
+    def follow_table_rematch(self, model: Any) -> None:
+        """The server made a rematch of the game on the table: show the new one."""
+        self._rematch_online(model.game_id, model.tablet_seats(), table=model)
+
+    def _rematch_online(self, game_id: int, held: dict[int, str], table: Any = None,
+                        session: Any = None) -> None:
+        from client_kivy.vm.table import rematch
+
+        owner = table if table is not None else session
+        if getattr(owner, "following", False):
+            return
+        owner.following = True
+        api = self.lobby.api
+        assert api is not None
+
+        def done(value: tuple[dict[str, Any], dict[int, str]]) -> None:
+            game, secrets = value
+            if table is not None:
+                from client_kivy.vm.table import keep_tablet_seat
+
+                for seat, secret in secrets.items():
+                    keep_tablet_seat(self.settings, api.base, int(game["id"]), seat, secret)
+                if self.root.current == "table":
+                    self.open_table(game)
+                return
+            if len(secrets) > 1 or getattr(session, "kind", "") == "kiosk":
+                self.open_kiosk(game, secrets, self.kiosk)
+            elif secrets:
+                seat, secret = next(iter(secrets.items()))
+                self.lobby.remember_seat(int(game["id"]), seat, secret)
+                self.online_play(game, seat, secret)
+            else:
+                self.online_play(game, None, "")
+
+        def failed(_e: Any) -> None:
+            owner.following = False
+
+        new_id = getattr(owner, "rematch_game", None)
+        self.lobby._run(lambda: rematch(api, game_id, held, new_id), done, failed)
+
+    def _follow_session(self, session: Session) -> None:
+        """An online game of this tablet got a rematch (the server's ``rematch`` frame):
+        follow it to the new game, in the same seats."""
+        if getattr(session, "rematch_game", None) is None or session is not self.session:
+            return
+        from client_kivy.vm.table import held_credentials
+
+        held = held_credentials(session)
+        if held:
+            kiv_post(lambda: self._rematch_online(int(getattr(session, "game_id", 0)), held,
+                                                  session=session))
+
     def online_replay(self, game: dict[str, Any]) -> None:
         from client_kivy.vm.lobby import game_line
 
@@ -194,6 +276,8 @@ class GamenightApp(App):
             self.session.close()
         self._drop_game_screen()
         self.session = session
+        if session.kind in ("remote", "kiosk"):
+            session.subscribe(lambda: self._follow_session(session))
         screen = GameScreen(name="game")
         self.root.add_widget(screen)
         screen.set_session(session, title)
@@ -235,15 +319,27 @@ class GamenightApp(App):
         if session is None:
             return
         if isinstance(session, LocalSession):
-            self.start_local_game(session.game_name, session.players, session.options,
-                                  kiosk=self.kiosk)
-        else:  # online: the new-table form for the same game
+            self.start_local_game(session.game_name, session.players,
+                                  session.rematch_options(), kiosk=self.kiosk)
+        elif getattr(session, "outcome", None) is not None and self._held(session):
+            # online: the same people in the same seats (the server makes it once)
+            from client_kivy.vm.table import held_credentials
+
+            self._rematch_online(int(getattr(session, "game_id", 0)), held_credentials(session),
+                                 session=session)
+        else:  # watching: the new-table form for the same game
             game = session.game_name
             self.leave_game()
             setup = self.root.get_screen("setup")
             setup.online = True
             self.show("setup")
             setup.choose_game(game)
+
+    @staticmethod
+    def _held(session: Session) -> bool:
+        from client_kivy.vm.table import held_credentials
+
+        return bool(held_credentials(session))
 
     # -- replay -----------------------------------------------------------------------------------
     def replay_session(self, session: Session | None) -> None:
@@ -306,6 +402,8 @@ class GamenightApp(App):
             self.root.get_screen("replay").leave()
         elif current == "rules":
             self.root.get_screen("rules").back()
+        elif current == "table":
+            self.leave_table()
         else:
             self.show("home")
 

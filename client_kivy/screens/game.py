@@ -292,7 +292,7 @@ class GameScreen(Screen):
             b = GButton(text="Replay")
             b.bind(on_release=lambda *_: self.open_replay())
             grid.add_widget(b)
-            b = GButton(text="Rematch" if s.kind == "local" else "New table")
+            b = GButton(text="Rematch" if s.kind == "local" or s.viewer >= 0 else "New table")
             b.bind(on_release=lambda *_: self.new_game())
             grid.add_widget(b)
         actions = [("Moves", self.show_moves), ("Rules", self.show_rules)]
@@ -330,7 +330,8 @@ class GameScreen(Screen):
             return
         self._drop_banner()
         self.banner = EndBanner(result=s.status_text(), screen=self,
-                                again="Rematch" if s.kind == "local" else "New table")
+                                again="Rematch" if s.kind == "local" or s.viewer >= 0
+                                else "New table")
         if s.share_url() is not None:  # the banner sits over the panel's Share: its own
             share = GButton(text="Share", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
             share.bind(on_release=lambda *_: self.share())
@@ -434,6 +435,7 @@ def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]
         "connecting": ("* Connecting...", (0.95, 0.8, 0.35, 1)),
         "offline": ("* Reconnecting...", (1.0, 0.5, 0.45, 1)),
         "spectating": ("* Watching live", (0.45, 0.8, 0.95, 1)),
+        "released": ("Seat handed over", (1.0, 0.5, 0.45, 1)),
     }.get(state, (state, (0.72, 0.78, 0.72, 1)))
 
 

@@ -99,6 +99,7 @@ class LobbyScreen(Screen):
             elif status == "open":
                 add("Sit", lambda: lobby.take_seat(g, None, app.online_play))
             add("Watch", lambda: app.online_play(g, None, ""), primary=False)
+            add("Table", lambda: app.open_table(g), primary=False)  # the shared table
         return row
 
     def join_code(self) -> None:

@@ -201,7 +201,12 @@ class Lobby:
             held = self.held_seat(int(game["id"]))
             if held is not None:
                 return {"game": game, "seat": held["seat"], "secret": held.get("secret", "")}
-            if game.get("status") != "open":
+            from client_kivy.vm.table import split_code
+
+            _, seat = split_code(code)  # a seat's 7-character code names that seat
+            info = next((s for s in game.get("seats") or [] if s.get("seat") == seat), None)
+            seat_free = info is not None and info.get("kind") != "bot" and not info.get("taken")
+            if game.get("status") != "open" and not seat_free:
                 return {"game": game, "seat": None, "secret": ""}
             return api.join_code(code, self.who)
 

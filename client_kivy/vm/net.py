@@ -165,6 +165,28 @@ class Api:
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
         return lines[0], lines[1:]
 
+    # -- seats on phones, the organiser, rematch (protocol.md, "Seats on phones") ----------
+    def release_seat(self, game_id: int, seat: int, credential: Obj | None = None) -> Obj:
+        """Hand seat index ``seat`` to another phone (the organiser)."""
+        return dict(self.request("POST", f"/api/games/{game_id}/seats/{seat}/release/",
+                                 dict(credential or {})) or {})
+
+    def seat_to_bot(self, game_id: int, seat: int, level: str,
+                    credential: Obj | None = None) -> Obj:
+        """Hand seat index ``seat`` to a server bot at ``level`` (the organiser)."""
+        return dict(self.request("POST", f"/api/games/{game_id}/seats/{seat}/bot/",
+                                 {"level": level, **(credential or {})}) or {})
+
+    def rematch(self, game_id: int, seat: int | None = None, secret: str = "") -> Obj:
+        """The rematch of a finished game (made once, the same for every caller); with a
+        seat's credential, that seat's new secret comes back too."""
+        body: Obj = {}
+        if seat is not None:
+            body["seat"] = seat
+        if secret:
+            body["secret"] = secret
+        return dict(self.request("POST", f"/api/games/{game_id}/rematch/", body))
+
 
 class GameSocket:
     """One game's socket in a thread; reconnects and resumes from ``last_seq``."""
@@ -290,6 +312,10 @@ class RemoteSession(Session):
         self.clock: Obj | None = None
         self.clock_at = 0.0
         self.presence_at = 0.0  # when the last presence frame came (its "away" counts on)
+        self.seat_info: list[Obj] = list(game.get("seats") or [])
+        """The seats as the server last sent them (kind open/guest/user/bot, taken...)."""
+        self.rematch_game: int | None = None
+        """The new game's id once the server says a rematch of this one was made."""
         self.connection = "connecting"
         self.socket = socket_factory(api, self.game_id, seat, secret,
                                      on_frame=lambda f: self.post(lambda: self.handle(f)),
@@ -309,6 +335,8 @@ class RemoteSession(Session):
 
     # -- frames -------------------------------------------------------------------------------
     def _conn(self, state: str) -> None:
+        if self.connection == "released":
+            return
         # "Connecting..." is only the first attempt: a retry after a drop stays
         # "Reconnecting..." (offline) until the server's welcome says we are back
         if state == "connecting" and self.connection in ("online", "spectating", "offline"):
@@ -324,6 +352,7 @@ class RemoteSession(Session):
             self.connection = "online" if self.seat is not None and self.seat >= 0 else "spectating"
             self.viewer = int(frame.get("viewer", self.viewer))
             self.players = [seat_player(s) for s in frame.get("seats", [])] or self.players
+            self.seat_info = list(frame.get("seats") or self.seat_info)
             self.code = str(frame.get("code", self.code))
             self.status = str(frame.get("status", self.status))
             self.message = ""
@@ -364,8 +393,20 @@ class RemoteSession(Session):
             seats = frame.get("seats") or []
             if seats:
                 self.players = [seat_player(s) for s in seats]
+                self.seat_info = list(seats)
                 self.presence_at = time.monotonic()
             self.spectators = int(frame.get("spectators", 0))
+        elif t == "seat_released":
+            # the organiser handed this seat to another phone (or a bot): its secret is
+            # revoked, the server closes the socket; reconnecting would be refused
+            self.socket.close()
+            self.connection = "released"
+            self.legal = []
+            self.to_act = []
+            self.message = "This seat was handed over: " + str(
+                frame.get("reason") or "another phone or a bot plays it now")
+        elif t == "rematch" and isinstance(frame.get("game"), int):
+            self.rematch_game = int(frame["game"])
         elif t == "ok":
             self._pending.pop(frame.get("ref", -1), None)
         elif t == "error":
@@ -471,6 +512,7 @@ class KioskRemoteSession(Session):
         self.humans = sorted(self.seats)
         self.primary = self.seats[self.humans[0]]
         self._last_viewer: int | None = None
+        self.rematch_game: int | None = None
         self.players = list(self.primary.players)
         for s in self.seats.values():
             s.subscribe(self._changed)
@@ -501,9 +543,14 @@ class KioskRemoteSession(Session):
         self.players = list(p.players)
         self.outcome = p.outcome
         self.events = p.events
+        self.rematch_game = p.rematch_game
         states = [s.connection for s in self.seats.values()]
         self.connection = next((c for c in ("offline", "connecting") if c in states), "online")
-        acting = [seat for seat, s in self.seats.items() if seat in s.to_act]
+        # each seat has its own socket: one may have heard of a move the other has not yet.
+        # Only seats caught up with the newest event count, else a stale "your turn"
+        # would hand the tablet over to someone who is no longer to act.
+        newest = max(s.seq for s in self.seats.values())
+        acting = [seat for seat, s in self.seats.items() if seat in s.to_act and s.seq == newest]
         self.to_act = sorted(set(p.to_act) | set(acting))
         thinking = [s for s in self.seats.values() if s.thinking]
         self.thinking = bool(thinking)

@@ -343,6 +343,14 @@ class LocalSession(Session):
         self.legal = (g.legal_commands(s, viewer)
                       if viewer >= 0 and viewer in self.to_act and self.handoff is None else [])
 
+    def rematch_options(self) -> Obj:
+        """The options of a rematch: the same, but partners already drawn stay partners
+        (the same people in the same seats: no new draw for partners)."""
+        options = dict(self.options)
+        if options.get("draw_for_partners"):
+            options["draw_for_partners"] = False
+        return options
+
     def _has_secret(self, seat: int) -> bool:
         """Whether ``seat``'s view shows anything the public view does not (a hand, a
         drawing not yet revealed): only then must the tablet be handed over first."""

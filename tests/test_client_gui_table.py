@@ -1,0 +1,397 @@
+"""Table mode in the real app, by touch in an offscreen window against a real daphne and
+PostgreSQL: a tablet opens an online game as the shared table (the public view, a QR code
+and a seat code for each open seat, updated live as phones join), the people sharing the
+tablet sit at it, the others on phones; hand-offs only between the tablet's seats; the
+organiser hands a seat to another phone or to a bot; one-tap rematch online."""
+
+from __future__ import annotations
+
+import json
+import threading
+from itertools import pairwise
+from random import Random
+
+import pytest
+from test_client_gui import app, by_text, find  # noqa: F401  (the module-scoped app fixture)
+from test_client_gui_clocks import connect_lobby
+
+from client_kivy import testing
+
+testing.headless(960, 640)
+
+pytestmark = [pytest.mark.gui, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def leave_as_found(app):  # noqa: F811
+    yield
+    if app.session is not None:
+        app.leave_game()
+    if app.root.has_screen("table"):
+        app.leave_table()
+    app.lobby.logout()
+    app.show("home")
+    from kivy.core.window import Window
+    from kivy.uix.modalview import ModalView
+
+    for w in [w for w in Window.children if isinstance(w, ModalView)]:
+        w.dismiss(animation=False)  # (a Teka hand summary left open takes every touch)
+    testing.pump(2)
+
+
+def table_screen(app):  # noqa: F811
+    return app.root.get_screen("table")
+
+
+def module_colours(path, qr):
+    """The drawn QR code read back from a screenshot: dark (True) or light at the centre
+    of each module."""
+    from kivy.core.image import Image as CoreImage
+    from kivy.core.window import Window
+
+    img = CoreImage(path, keep_data=True)
+    n = len(qr.matrix)
+    x0, y0 = testing.window_point(qr, qr.x, qr.y)
+    step = qr.width / n
+    sx = img.texture.size[0] / Window.width
+    sy = img.texture.size[1] / Window.height
+    rows = []
+    for r in range(n):
+        row = []
+        for c in range(n):
+            px = int((x0 + (c + 0.5) * step) * sx)
+            py = int((y0 + qr.height - (r + 0.5) * step) * sy)
+            rgb = img.read_pixel(px, img.texture.size[1] - 1 - py)[:3]
+            row.append(sum(rgb) / 3 < 0.5)
+        rows.append(row)
+    return rows
+
+
+def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, server_runtime,  # noqa: F811
+                                                       tmp_path):
+    from client_kivy.vm.net import Api
+    from client_kivy.vm.table import qr_matrix
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)
+    code = game["code"]
+    app.show("lobby")
+    lobby = app.root.get_screen("lobby")
+    assert testing.wait_until(lambda: any(
+        b.text == "Table" for b in find(lobby, "GButton")), 15)
+    testing.pump(3)
+    testing.tap(by_text(lobby, "Table"))
+    assert testing.wait_until(lambda: app.root.current == "table", 10)
+    screen = table_screen(app)
+    assert testing.wait_until(lambda: screen.model.session.connection == "spectating", 15)
+    testing.pump(3)
+    assert sorted(screen.cards) == [0, 1, 2, 3]
+    for seat, card in screen.cards.items():
+        assert card.code == f"{code}{seat + 1}"
+        assert card.url == f"{daphne_server.http}/join/{code}{seat + 1}/"
+        assert card.ids.qr.matrix == qr_matrix(card.url)
+    # the QR code really drawn is segno's matrix of the seat's address
+    card = screen.cards[0]
+    testing.scroll_parent(card).scroll_to(card, animate=False)
+    testing.pump(3)
+    shot = testing.screenshot(str(tmp_path / "table.png"))
+    assert module_colours(shot, card.ids.qr) == qr_matrix(card.url)
+    # a phone joins seat 3 by its seat code: the table shows Bob there, its QR code gone
+    api.join(int(game["id"]), 2, "Bob")
+    assert testing.wait_until(lambda: screen.cards.get(2) is not None and
+                              screen.cards[2].code == "" and "Bob" in screen.cards[2].line, 15)
+    assert sorted(s for s, c in screen.cards.items() if c.code) == [0, 1, 3]
+    # no hand is shown on the table: the public view only
+    view = screen.model.session.view
+    assert json.dumps(view).count('"hand"') == 0 or all(
+        not p.get("hand") for p in view.get("players", []))
+
+
+ACTIONS = {"keep", "throw_in", "bid", "trumps", "play", "raise", "accept_raise",
+           "refuse_raise", "cut"}
+
+
+def teka_choice(legal, view, rng):
+    """What a player at this table does: keep, the first caller bids the lowest number and
+    the others pass, the first trump suit, a random card (no signal), refuse a raise."""
+    types = {c["type"] for c in legal}
+    for t in ("keep", "cut", "refuse_raise"):
+        if t in types:
+            return next(c for c in legal if c["type"] == t)
+    bids = [c for c in legal if c["type"] == "bid"]
+    if bids:
+        calls = {c["call"]: c for c in bids}
+        if view.get("bids") and "pass" in calls:
+            return calls["pass"]
+        numbers = [c for c in bids if isinstance(c["call"], int)]
+        return min(numbers, key=lambda c: c["call"]) if numbers else bids[0]
+    if "trumps" in types:
+        return next(c for c in legal if c["type"] == "trumps")
+    plays = [c for c in legal if c["type"] == "play" and not c.get("signal")]
+    return rng.choice(plays)
+
+
+class Phone:
+    """A player on a phone: the app's RemoteSession over a real socket, answering in the
+    socket's thread whenever it is this seat's turn."""
+
+    def __init__(self, api, game, seat, secret, seed):
+        from client_kivy.vm.net import RemoteSession
+
+        self.session = RemoteSession(api, game, seat, secret)
+        self.rng = Random(seed)
+        self.sent_at = -1
+        self.lock = threading.Lock()
+        self.session.subscribe(self.act)
+
+    def act(self):
+        s = self.session
+        with self.lock:
+            if s.my_turn and s.legal and s.outcome is None and s.seq > self.sent_at and \
+                    not any(ev.get("type") == "score" for ev in s.events):
+                self.sent_at = s.seq
+                s.send(teka_choice(s.legal, s.view, self.rng))
+
+    def start(self):
+        self.session.start()
+
+    def close(self):
+        self.session.close()
+
+
+def tap_until(root, text, cond, tries=5):
+    """Tap the button reading ``text`` until ``cond`` holds (the panel is rebuilt when a
+    presence frame changes a seat's line: the button is looked up again each time)."""
+    for _ in range(tries):
+        testing.pump(3)
+        if cond():
+            return True
+        hits = [b for b in find(root, "GButton") if b.text == text]
+        if hits:
+            testing.tap(hits[0])
+            if testing.wait_until(cond, 3):
+                return True
+    return bool(cond())
+
+
+def tablet_turn(screen, s, rng):
+    """The person the tablet was handed to acts by touch (a button, or a card tapped
+    twice)."""
+    from client_kivy.vm.teka import call_text
+    from client_kivy.widgets.teka_table import SUIT_NAME
+
+    cmd = teka_choice(s.legal, s.view, rng)
+    board = screen.board
+    if cmd["type"] == "play":
+        testing.tap(board, *board.card_point(cmd["card"]))
+        testing.tap(board, *board.card_point(cmd["card"]))
+        return cmd
+    text = {"keep": "Keep", "cut": "Cut the deck", "refuse_raise": "Refuse raise"}.get(cmd["type"])
+    if cmd["type"] == "bid":
+        text = call_text(cmd["call"])
+    hits = [b for b in find(screen.ids.extra, "GButton")
+            if b.text == text or (cmd["type"] == "trumps" and b.text.endswith(
+                SUIT_NAME[cmd["suit"]]))]
+    assert hits, (cmd, [b.text for b in find(screen.ids.extra, "GButton")])
+    testing.tap(hits[0])
+    return cmd
+
+
+def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server,  # noqa: F811
+                                                               server_runtime):
+    """A Teka hand with North and East sharing the tablet, South and West on phones: the
+    tablet asks to be handed over only when its turn passes from one of its people to the
+    other, never for a phone's turn."""
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)
+    app.open_table(game)
+    screen = table_screen(app)
+    for seat, name in ((0, "Ann"), (1, "Bob")):
+        assert testing.wait_until(lambda: screen.cards.get(seat) is not None and  # noqa: B023
+                                  screen.cards[seat].code != "", 15)  # noqa: B023
+        screen.ids.name.text = name
+        assert tap_until(screen.cards[seat], "On this tablet",
+                         lambda: seat in screen.model.tablet_seats()), screen.message  # noqa: B023
+    phones = []
+    for seat, name in ((2, "Cleo"), (3, "Dan")):
+        joined = api.join(int(game["id"]), seat, name)
+        phones.append(Phone(api, joined["game"], seat, joined["secret"], seed=seat))
+    for p in phones:
+        p.start()
+    try:
+        assert testing.wait_until(lambda: screen.cards and all(
+            not c.code for c in screen.cards.values()), 15)
+        assert tap_until(screen, "Play here (1, 2)", lambda: app.root.current == "game")
+        s = app.session
+        assert s.kind == "kiosk" and sorted(s.seats) == [0, 1]
+        game_screen = app.root.get_screen("game")
+        handoffs = []
+        last = None
+
+        def watch():
+            nonlocal last
+            if s.handoff is not None and s.handoff != last and not any(
+                    ev.get("type") == "score" for ev in s.events):  # (this hand only)
+                handoffs.append(s.handoff)
+            last = s.handoff
+
+        s.subscribe(watch)
+        watch()  # (the first hand-off may already be up)
+        rng = Random(5)
+        import time
+
+        deadline = time.monotonic() + 240
+        while not any(ev.get("type") == "score" for ev in s.events):
+            assert time.monotonic() < deadline, (s.status_text(), len(s.events))
+            testing.pump(1)
+            if s.handoff is not None:
+                assert game_screen.overlay is not None
+                testing.tap(game_screen.overlay.ids.show)
+                continue
+            if s.my_turn and s.legal and not s.primary.thinking:
+                n = len(s.events)
+                tablet_turn(game_screen, s, rng)
+                assert testing.wait_until(lambda: len(s.events) > n, 15), s.message  # noqa: B023
+        events = s.events[:next(i for i, ev in enumerate(s.events) if ev["type"] == "score")]
+        actors = [ev["seat"] for ev in events if ev.get("type") in ACTIONS]
+        on_tablet = [a for a in actors if a in (0, 1)]
+        changes = 1 + sum(1 for a, b in pairwise(on_tablet) if a != b)
+        print(f"\nTeka hand, 2 seats on the tablet + 2 on phones: {len(actors)} actions, "
+              f"{len(on_tablet)} on the tablet, {len(handoffs)} hand-offs")
+        assert set(handoffs) <= {0, 1}
+        assert len(handoffs) == changes, (on_tablet, handoffs)
+        assert 2 in actors and 3 in actors  # the phones played their turns
+    finally:
+        for p in phones:
+            p.close()
+
+
+def test_join_a_seat_by_its_code_in_the_app(app, daphne_server, server_runtime):  # noqa: F811
+    """Typing a seat's 7-character code in the lobby sits there (that seat, not the first
+    open one); the 6-character code still takes the first open seat."""
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server, name="Cleo")
+    api = Api(daphne_server.http)
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)
+    app.show("lobby")
+    lobby = app.root.get_screen("lobby")
+    testing.pump(3)
+    lobby.ids.code.text = f"{game['code']}3".lower()
+    testing.tap(lobby.ids.join_code)
+    assert testing.wait_until(lambda: app.root.current == "game", 15), app.lobby.error
+    s = app.session
+    assert s.seat == 2 and s.game_id == game["id"]
+    assert testing.wait_until(lambda: s.connection == "online", 15)
+    seats = api.game(int(game["id"]))["seats"]
+    assert seats[2]["taken"] and seats[2]["name"] == "Cleo"
+    assert not any(x["taken"] for i, x in enumerate(seats) if i != 2)
+    assert testing.wait_until(lambda: len(s.view.get("hand") or []) == 13, 10)  # its own hand
+
+
+def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,  # noqa: F811
+                                                              server_runtime):
+    """The tablet made the table and sits at seat 1; Bob's phone is gone: *Another phone*
+    opens his seat again under the same code (his old secret no longer plays), and Dan's
+    seat goes to a bot with *Bot*. Both are new events in the log."""
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+    from django.contrib.auth.models import User
+
+    from client_kivy.vm.net import Api, ApiError
+
+    hasher = PBKDF2PasswordHasher()  # (the server's hasher: the test process knows MD5)
+    User.objects.create(username="org", password=hasher.encode("pw", hasher.salt(),
+                                                               iterations=1000))
+    app.lobby.connect(daphne_server.http, username="org", password="pw")
+    assert testing.wait_until(lambda: app.lobby.connected and app.lobby.username == "org", 15), \
+        app.lobby.error
+    api = app.lobby.api
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)  # made by the organiser
+    app.open_table(game)
+    screen = table_screen(app)
+    screen.ids.name.text = "Ann"
+    assert testing.wait_until(lambda: 0 in screen.cards and screen.cards[0].code, 15)
+    assert tap_until(screen.cards[0], "On this tablet", lambda: 0 in screen.model.tablet_seats())
+    phone = Api(daphne_server.http)
+    bob = phone.join(int(game["id"]), 1, "Bob")
+    phone.join(int(game["id"]), 2, "Cleo")
+    phone.join(int(game["id"]), 3, "Dan")
+    assert testing.wait_until(lambda: all(not c.code for c in screen.cards.values()), 15)
+    before = api.game(int(game["id"]))["seq"]
+    assert tap_until(screen.cards[1], "Another phone",
+                     lambda: screen.cards.get(1) is not None and screen.cards[1].code, tries=3), \
+        (screen.message, screen.model.seats()[1], screen.cards[1].line, screen.model.open_seats())
+    assert screen.cards[1].code == f"{game['code']}2"
+    with pytest.raises(ApiError):
+        phone.state(int(game["id"]), seat=1, secret=bob["secret"])
+    assert tap_until(screen.cards[3], "Bot", lambda: "(bot)" in screen.cards[3].line, tries=3), \
+        screen.message
+    assert api.game(int(game["id"]))["seq"] == before + 1  # the seat_to_bot event, appended
+    assert api.game(int(game["id"]))["seats"][1]["taken"] is False  # (the release: none)
+    # another phone takes seat 2 by the same seat code
+    again = phone.join_code(f"{game['code']}2", "Eve")
+    assert again["seat"] == 1
+    assert testing.wait_until(lambda: "Eve" in screen.cards[1].line, 15)
+
+
+def test_rematch_online_same_people_same_seats(app, daphne_server, server_runtime):  # noqa: F811
+    """A finished Teeko game, Ann on this tablet and Bob on a phone: Ann taps *Rematch*;
+    the tablet opens the new game in Ann's seat, Bob's phone hears the `rematch` frame and
+    takes his new seat with his old secret; asking again gives the same game."""
+    from client_kivy.vm.net import Api, RemoteSession
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
+                      join={"seat": 0, "name": "Ann"})
+    bob = api.join(int(game["id"]), 1, "Bob")
+    phone = RemoteSession(api, bob["game"], 1, bob["secret"])
+    phone.start()
+    try:
+        app.online_play(game, 0, game["joined"]["secret"])
+        s = app.session
+        assert testing.wait_until(lambda: s.connection == "online", 15)
+        assert testing.wait_until(lambda: phone.connection == "online", 15)
+        assert phone.send({"type": "resign"}) or True
+        screen = app.root.get_screen("game")
+        assert testing.wait_until(lambda: screen.banner is not None, 15)
+        assert screen.banner.again == "Rematch"
+        testing.tap(screen.banner.ids.again)
+        assert testing.wait_until(lambda: app.session is not s and app.session is not None, 15), \
+            app.lobby.error
+        new = app.session
+        assert new.game_id != game["id"] and new.seat == 0 and new.outcome is None
+        assert testing.wait_until(lambda: phone.rematch_game == new.game_id, 15)
+        theirs = api.rematch(int(game["id"]), 1, bob["secret"])
+        assert theirs["game"] == new.game_id and theirs["seat"] == 1 and theirs["secret"]
+        assert api.rematch(int(game["id"]), 1, bob["secret"])["game"] == new.game_id  # once
+        seats = api.game(new.game_id)["seats"]
+        assert [x["name"] for x in seats] == ["Ann", "Bob"] and all(x["taken"] for x in seats)
+        assert testing.wait_until(lambda: new.connection == "online", 15)
+    finally:
+        phone.close()
+
+
+def test_the_app_follows_a_rematch_made_elsewhere(app, daphne_server, server_runtime):  # noqa: F811
+    """Bob asks for the rematch on his phone: the tablet, holding Ann's seat, follows the
+    `rematch` frame to the new game by itself, in Ann's seat."""
+    from client_kivy.vm.net import Api
+
+    connect_lobby(app, daphne_server)
+    api = Api(daphne_server.http)
+    game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
+                      join={"seat": 0, "name": "Ann"})
+    bob = api.join(int(game["id"]), 1, "Bob")
+    app.online_play(game, 0, game["joined"]["secret"])
+    s = app.session
+    assert testing.wait_until(lambda: s.connection == "online", 15)
+    s.send({"type": "resign"})
+    assert testing.wait_until(lambda: s.outcome is not None, 15)
+    made = api.rematch(int(game["id"]), 1, bob["secret"])
+    assert testing.wait_until(lambda: app.session is not s and app.session is not None, 15), \
+        app.lobby.error
+    assert app.session.game_id == made["game"] and app.session.seat == 0

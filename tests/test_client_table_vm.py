@@ -1,0 +1,106 @@
+"""Table mode's logic without a window: seat codes, the QR matrix, the open seats, and a
+tablet holding several seats of an online game (its sockets heard one after another)."""
+
+from __future__ import annotations
+
+import pytest
+
+from client_kivy.vm.table import open_seats, qr_matrix, seat_code, split_code
+
+
+def test_seat_codes():
+    assert seat_code("k7qf9a", 2) == "K7QF9A3"
+    assert split_code("k7qf9a3") == ("K7QF9A", 2)
+    assert split_code("K7QF9A") == ("K7QF9A", None)
+    assert split_code("K7QF9A9") == ("K7QF9A9", None)  # seats count 1 to 8
+
+
+def test_qr_matrix_is_segnos_with_a_quiet_zone():
+    segno = pytest.importorskip("segno")
+    url = "http://192.168.1.20:8000/join/K7QF9A3/"
+    m = qr_matrix(url)
+    inner = [list(map(bool, row)) for row in segno.make_qr(url, error="m").matrix]
+    assert len(m) == len(inner) + 8 and all(len(r) == len(m) for r in m)
+    assert [row[4:-4] for row in m[4:-4]] == inner
+    assert not any(m[0]) and not any(m[-1])
+
+
+def test_open_seats_are_the_untaken_non_bot_ones():
+    seats = [{"seat": 0, "kind": "guest", "taken": True},
+             {"seat": 1, "kind": "open", "taken": False},
+             {"seat": 2, "kind": "bot", "taken": True},
+             {"seat": 3, "kind": "guest", "taken": False}]  # released: joinable again
+    assert open_seats(seats) == [1, 3]
+
+
+class NoSocket:
+    def __init__(self, *a, **kw):
+        pass
+
+    def start(self):
+        pass
+
+    def close(self):
+        pass
+
+    def send(self, _msg):
+        return True
+
+
+def frame(seq, to_act):
+    return {"type": "events", "events": [{"seq": seq, "event": {"type": "x"}}], "to": seq,
+            "view": {"phase": "bidding"}, "to_act": to_act,
+            "legal": [{"type": "bid", "call": "pass"}] if to_act else []}
+
+
+def test_a_seat_socket_behind_the_other_hands_nothing_over():
+    """North and East on the tablet, each its own socket. North bids; East's socket hears
+    it first (East's turn: hand-off to East), East bids, a phone is to act; North's socket
+    still says North's turn (it has heard neither bid): that is no hand-off to North."""
+    from client_kivy.vm.net import KioskRemoteSession
+
+    game = {"id": 1, "kind": "teka", "code": "ABCDEF",
+            "seats": [{"seat": i, "kind": "guest", "taken": True} for i in range(4)]}
+    k = KioskRemoteSession(None, game, {0: "a", 1: "b"}, socket_factory=NoSocket)
+    north, east = k.seats[0], k.seats[1]
+    handoffs = []
+    k.subscribe(lambda: handoffs.append(k.handoff) if k.handoff is not None and (
+        not handoffs or handoffs[-1] != k.handoff) else None)
+    north.handle(frame(1, [0]))
+    east.handle(frame(1, [0]))
+    assert k.handoff == 0
+    k.confirm_handoff()
+    east.handle(frame(2, [1]))  # North bid: East's socket hears it first
+    assert k.handoff == 1
+    k.confirm_handoff()
+    east.handle(frame(3, [2]))  # East bid: a phone's turn; North's socket is behind
+    assert k.handoff is None, "handed over on a stale socket's word"
+    north.handle(frame(2, [1]))
+    north.handle(frame(3, [2]))
+    assert k.handoff is None and handoffs == [0, 1]
+    east.handle(frame(4, [0]))  # the phone played: North's turn, once its socket hears it
+    assert k.handoff is None
+    north.handle(frame(4, [0]))
+    assert k.handoff == 0 and handoffs == [0, 1, 0]
+
+
+def test_local_rematch_keeps_drawn_partners_in_their_seats():
+    """A Teka match whose partners were drawn: the rematch has the same people in the same
+    seats (no second draw)."""
+    from client_kivy.vm.session import LocalSession
+
+    people = [{"name": n, "kind": "human", "level": ""} for n in ("Ann", "Bob", "Cleo", "Dan")]
+    for seed in range(20):
+        first = LocalSession("teka", people, {"draw_for_partners": True}, seed=seed)
+        if [p["name"] for p in first.players] != ["Ann", "Bob", "Cleo", "Dan"]:
+            break
+    else:
+        raise AssertionError("no draw moved anyone")
+    for seed in range(10):
+        again = LocalSession("teka", first.players, first.rematch_options(), seed=seed)
+        assert [p["name"] for p in again.players] == [p["name"] for p in first.players]
+    # (what Rematch did before: the match's own options drew partners again)
+    names = [p["name"] for p in first.players]
+    redrawn = [[p["name"] for p in LocalSession("teka", first.players, first.options,
+                                                 seed=seed).players] for seed in range(10)]
+    assert any(r != names for r in redrawn)
