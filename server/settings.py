@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
