@@ -84,8 +84,14 @@ def tap_moves(phones: list[Any], rng: Random) -> int:
 
 
 def check_phone_frames(kind: str, log: list[Any], phone: Any, seat: int) -> int:
-    """Every record the phone got is the redaction of the log for its seat."""
+    """Every frame the phone got is what its seat may see: each record the redaction of the
+    log for its seat, each view the core's view of the state at the frame's seq for that
+    seat (so no other seat's hand or drawing in any byte of it), ``to_act`` as the core
+    shows it to that seat. Returns the records checked."""
     game = core.GAMES[kind]
+    states = [game.initial()]
+    for _seq, _seat, ev in log:
+        states.append(game.evolve(states[-1], ev))
     n = 0
     for text in phone.frames:
         f = json.loads(text)
@@ -93,6 +99,11 @@ def check_phone_frames(kind: str, log: list[Any], phone: Any, seat: int) -> int:
             for rec in f["events"]:
                 check_record(game, log, rec, seat)
                 n += 1
+            if isinstance(f.get("view"), dict):
+                at = f["to"]
+                expected = json.loads(json.dumps(game.view(states[at], seat)))
+                assert f["view"] == expected, (seat, at)
+                assert f["to_act"] == game.visible_to_act(states[at], seat), (seat, at)
         assert f.get("type") != "error" or f.get("code") == "stale", f
     return n
 
@@ -198,12 +209,7 @@ def test_three_phones_play_tedoku_to_the_end(daphne_server, browser):  # noqa: F
     log = in_thread(the_log, gid)
     # a finished game's frames are whole; before the end each phone got its own redaction
     for seat, w in enumerate(phones):
-        game = core.GAMES["tedoku"]
-        for text in w.frames:
-            f = json.loads(text)
-            if f.get("type") == "events":
-                for rec in f["events"]:
-                    check_record(game, log, rec, seat)
+        assert check_phone_frames("tedoku", log, w, seat) > 0
     for w in [*phones, table]:
         assert not w.js_errors(), w.js_errors()
     print(f"\nTedoku: three phones played a whole game in {time.monotonic() - t0:.1f} s "

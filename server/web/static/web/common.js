@@ -63,6 +63,13 @@ export async function fetchWords(url, from, to) {
   return body;
 }
 
+export async function resultLine(gameId) {
+  // The result line of a finished game as the server words it (core/words.py), the same
+  // sentence the game page and the app show.
+  const r = await fetch(`/api/games/${gameId}/words/?from=1&to=1`);
+  return r.ok ? (await r.json()).result || "" : "";
+}
+
 export function reportError(err) {
   // (the browser tests read window.gnStats.errors: no page may log a JavaScript error)
   const stats = (window.gnStats ||= {});

@@ -3,7 +3,7 @@
 // game socket, draws the seat's own view (boards.js) and offers the seat's legal commands as
 // buttons. It never asks for anything but this seat's view: the server redacts the rest.
 import { update } from "./boards.js";
-import { playerNames, seatLabel, cardText, callText, outcomeText, reportError } from "./common.js";
+import { playerNames, seatLabel, cardText, callText, resultLine, reportError } from "./common.js";
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
 let game = config.game;
@@ -99,7 +99,7 @@ function frame(f) {
   } else if (f.type === "events") {
     if (f.events && f.events.length) seq = f.to;
     if ("view" in f) draw(f);
-  } else if (f.type === "finished") { finished = true; $("outcome").textContent = outcomeText(game.kind, f.outcome, playerNames(game)); showRematch(); }
+  } else if (f.type === "finished") { finished = true; resultLine(game.id).then((t) => { $("outcome").textContent = t; }).catch(reportError); showRematch(); }
   else if (f.type === "rematch") { config.rematch = f.game; showRematch(); }
   else if (f.type === "seat_released") {
     released = true;

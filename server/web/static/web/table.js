@@ -3,7 +3,7 @@
 // short code (docs/web.md). The organiser (a logged-in creator or staff user) may hand a
 // seat to another phone or to a bot.
 import { update } from "./boards.js";
-import { playerNames, seatLabel, outcomeText, reportError } from "./common.js";
+import { playerNames, seatLabel, resultLine, reportError } from "./common.js";
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
 let game = config.game;
@@ -73,7 +73,7 @@ function frame(f) {
     update($("board"), game.kind, f.view, playerNames(game), {});
     const names = playerNames(game);
     $("status").textContent = f.outcome ? "" : (f.to_act || []).length ? `To play: ${(f.to_act || []).map((s) => names[s]).join(", ")}` : "";
-  } else if (f.type === "finished") { game.status = "finished"; $("outcome").textContent = outcomeText(game.kind, f.outcome, playerNames(game)); }
+  } else if (f.type === "finished") { game.status = "finished"; resultLine(game.id).then((t) => { $("outcome").textContent = t; }).catch(reportError); }
   else if (f.type === "rematch") { ws.onclose = null; ws.close(); location.href = `/games/${f.game}/table/`; }
 }
 
