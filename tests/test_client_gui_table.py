@@ -44,23 +44,23 @@ def table_screen(app):  # noqa: F811
 
 
 def module_colours(path, qr):
-    """The drawn QR code read back from a screenshot: dark (True) or light at the centre
-    of each module."""
+    """The drawn QR code read back from the pixels its widget draws (rendered off the window
+    into ``path``: the window's own framebuffer keeps an earlier size after a resize in the
+    offscreen driver): dark (True) or light at the centre of each module."""
     from kivy.core.image import Image as CoreImage
-    from kivy.core.window import Window
 
+    qr.export_to_png(path)
     img = CoreImage(path, keep_data=True)
     n = len(qr.matrix)
-    x0, y0 = testing.window_point(qr, qr.x, qr.y)
     step = qr.width / n
-    sx = img.texture.size[0] / Window.width
-    sy = img.texture.size[1] / Window.height
+    sx = img.texture.size[0] / qr.width
+    sy = img.texture.size[1] / qr.height
     rows = []
     for r in range(n):
         row = []
         for c in range(n):
-            px = int((x0 + (c + 0.5) * step) * sx)
-            py = int((y0 + qr.height - (r + 0.5) * step) * sy)
+            px = int((c + 0.5) * step * sx)
+            py = int((qr.height - (r + 0.5) * step) * sy)
             rgb = img.read_pixel(px, img.texture.size[1] - 1 - py)[:3]
             row.append(sum(rgb) / 3 < 0.5)
         rows.append(row)
@@ -72,16 +72,28 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
     from client_kivy.vm.net import Api
     from client_kivy.vm.table import qr_matrix
 
+    testing.set_size(1280, 800)  # (a tablet on its side, whatever size earlier tests left)
     connect_lobby(app, daphne_server)
     api = Api(daphne_server.http)
     game = api.create("teka", {}, [{"kind": "open"}] * 4)
     code = game["code"]
     app.show("lobby")
     lobby = app.root.get_screen("lobby")
-    assert testing.wait_until(lambda: any(
-        b.text == "Table" for b in find(lobby, "GButton")), 15)
+    # (the server may list tables of earlier tests: this game's own row, by its code)
+    def row() -> object | None:
+        rows = [r for r in find(lobby, "LobbyRow") if f"code {code}" in r.text]
+        return rows[0] if rows else None
+
+    assert testing.wait_until(lambda: row() is not None and any(
+        b.text == "Table" for b in find(row(), "GButton")), 15)
     testing.pump(3)
-    testing.tap(by_text(lobby, "Table"))
+    lobby_row = row()
+    assert lobby_row is not None
+    scroll = [w for w in find(lobby, "ScrollView") if lobby_row in list(w.walk())]
+    if scroll:
+        scroll[0].scroll_to(lobby_row, animate=False)
+        testing.pump(3)
+    testing.tap(by_text(lobby_row, "Table"))
     assert testing.wait_until(lambda: app.root.current == "table", 10)
     screen = table_screen(app)
     assert testing.wait_until(lambda: screen.model.session.connection == "spectating", 15)
@@ -95,8 +107,14 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
     card = screen.cards[0]
     testing.scroll_parent(card).scroll_to(card, animate=False)
     testing.pump(3)
-    shot = testing.screenshot(str(tmp_path / "table.png"))
-    assert module_colours(shot, card.ids.qr) == qr_matrix(card.url)
+    # (the frame after a scroll or a resize may still be drawing: read until it is there)
+    expected, read = qr_matrix(card.url), None
+    for attempt in range(20):
+        read = module_colours(str(tmp_path / f"table{attempt}.png"), card.ids.qr)
+        if read == expected:
+            break
+        testing.pump(5)
+    assert read == expected
     # a phone joins seat 3 by its seat code: the table shows Bob there, its QR code gone
     api.join(int(game["id"]), 2, "Bob")
     assert testing.wait_until(lambda: screen.cards.get(2) is not None and
