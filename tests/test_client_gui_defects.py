@@ -207,6 +207,8 @@ def test_online_title_and_lobby_follow_who_sits_down(app, daphne_server, server_
         testing.tap(next(b for b in find(dialog, "GButton") if b.text == dialog.yes_text))
     assert app.root.current == "lobby"
     lobby = app.root.get_screen("lobby")
+    lobby.tab = "live"  # (an earlier test of the same app may have left it on "finished")
+    app.lobby.refresh()
 
     def row_text():
         return " ".join(r.text for r in find(lobby, "LobbyRow") if game["code"] in r.text)
