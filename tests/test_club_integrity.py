@@ -4,7 +4,6 @@ form answers 500, and who may create games in a league or reserve seats."""
 from __future__ import annotations
 
 import json
-from random import Random
 from typing import Any
 
 import pytest
@@ -12,22 +11,12 @@ from django.contrib import admin
 from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from server_helpers import pick_move
+from server_helpers import finish
 
 from server.games import store
 from server.games.models import Game, League, Seat
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def finish(game_id: int, seed: int = 1) -> None:
-    rng = Random(seed)
-    while True:
-        e = store.entry(game_id)
-        if e.game.outcome(e.state) is not None:
-            return
-        seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
 
 
 def users(django_user_model: Any, *names: str) -> list[Any]:

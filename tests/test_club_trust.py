@@ -17,7 +17,6 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.db import transaction
 from django.utils import timezone
-from server_helpers import pick_move
 from test_e2e_server import ahttp, http, ws_client
 
 import core
@@ -40,16 +39,6 @@ def organiser(django_user_model: Any, name: str = "org") -> Any:
     org = django_user_model.objects.create_user(name, password="pw")
     org.user_permissions.add(Permission.objects.get(codename="organise_league"))
     return org
-
-
-def finish(game_id: int, seed: int = 1) -> None:
-    rng = Random(seed)
-    while True:
-        e = store.entry(game_id)
-        if e.game.outcome(e.state) is not None:
-            return
-        seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
 
 
 def row(rows: list[standings.Row], name: str) -> tuple[int, int, int]:

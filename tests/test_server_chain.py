@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
-from server_helpers import Client, close_all, sync_all
+from server_helpers import Client, close_all, finish, sync_all
 from test_server_store import guests, play_random
 
 from server import dbconfig
@@ -265,20 +265,6 @@ def test_roles_from_the_environment(monkeypatch, tmp_path):
     assert not any("TRUNCATE" in s or "TRIGGER" in s for s in stmts)
 
 
-def _finish_game(game_id: int, seed: int = 1) -> None:
-    from random import Random
-
-    from server_helpers import pick_move
-
-    rng = Random(seed)
-    while True:
-        e = store.entry(game_id)
-        if e.game.outcome(e.state) is not None:
-            return
-        seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
-
-
 def test_no_event_follows_the_end_and_the_outcome_is_the_logs(server_runtime, client):
     """In the database itself: an event appended after a game's end is refused (with a
     correct seq and hash), the stored outcome cannot be changed, cleared or set on a live
@@ -286,7 +272,7 @@ def test_no_event_follows_the_end_and_the_outcome_is_the_logs(server_runtime, cl
     from server.games.models import Game
 
     game = store.create_game("teeko", {}, guests(2))
-    _finish_game(game.pk)
+    finish(game.pk)
     g = Game.objects.get(pk=game.pk)
     assert g.status == Game.FINISHED and g.outcome is not None
     assert client.get(f"/api/games/{game.pk}/verify/").json()["ok"] is True

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-from random import Random
 from unittest import mock
 
 import pytest
 from django.conf import settings
 from django.db import OperationalError
-from server_helpers import pick_move
+from server_helpers import finish
 
 import core
 from core.api import ALL, SPECTATOR, dumps
@@ -32,16 +31,6 @@ def login(client, django_user_model, name):
     r = post(client, "/api/login", {"username": name, "password": "pw"})
     assert r.status_code == 200
     return r.json()["token"]
-
-
-def finish(game_id: int, seed: int = 1) -> None:
-    rng = Random(seed)
-    while True:
-        e = store.entry(game_id)
-        if e.game.outcome(e.state) is not None:
-            return
-        seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
 
 
 def test_login_and_me(client, django_user_model, server_runtime):

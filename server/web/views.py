@@ -160,6 +160,28 @@ def _int_param(request: HttpRequest, name: str, default: int) -> int:
     return int(raw)
 
 
+def _public_range(
+    request: HttpRequest, game_id: str, first: int, most: int, what: str
+) -> tuple[Game, int, store.Entry, int, int]:
+    """The game, the viewer ``/state/`` gives without credentials (a finished game whole,
+    any other as a spectator), its cache entry and the range ``from``..``to`` asked for
+    (``first``..head, at most ``most`` ``what``; default from ``first``)."""
+    g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
+    if g is None:
+        raise store.NotFound(f"no game {game_id}")
+    viewer = ALL if g.status == Game.FINISHED else SPECTATOR
+    e = store.entry(g.pk, fresh=True)
+    head = e.seq
+    lo = _int_param(request, "from", first)
+    hi = _int_param(request, "to", min(head, lo + most - 1))
+    if not first <= lo <= hi <= head:
+        raise ApiError(400, "bad_request",
+                       f"from and to are {first}..{head} for this game, from <= to")
+    if hi - lo + 1 > most:
+        raise ApiError(400, "bad_request", f"at most {most} {what} in one request")
+    return g, viewer, e, lo, hi
+
+
 @api(("GET",))
 def views_range(request: HttpRequest, game_id: str) -> Any:
     """``GET /api/games/<id>/views/?from=A&to=B[&delta=1]``: the views after events A..B (at
@@ -168,18 +190,7 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
     a finished game whole (-2), any other game as a spectator (-1). With ``delta=1`` every
     view after the first is given as its difference from the one before
     (:func:`view_delta`)."""
-    g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
-    if g is None:
-        raise store.NotFound(f"no game {game_id}")
-    viewer = ALL if g.status == Game.FINISHED else SPECTATOR
-    e = store.entry(g.pk, fresh=True)
-    head = e.seq
-    lo = _int_param(request, "from", 0)
-    hi = _int_param(request, "to", min(head, lo + MAX_RANGE - 1))
-    if not 0 <= lo <= hi <= head:
-        raise ApiError(400, "bad_request", f"from and to are 0..{head} for this game, from <= to")
-    if hi - lo + 1 > MAX_RANGE:
-        raise ApiError(400, "bad_request", f"at most {MAX_RANGE} views in one request")
+    g, viewer, e, lo, hi = _public_range(request, game_id, 0, MAX_RANGE, "views")
     delta = request.GET.get("delta") in ("1", "true")
     _, _at, state = store.state_at(g.pk, lo)
     game = e.game
@@ -199,7 +210,7 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
         "game": g.pk,
         "kind": g.kind,
         "status": g.status,
-        "head": head,
+        "head": e.seq,
         "viewer": viewer,
         "from": lo,
         "to": hi,
@@ -223,24 +234,13 @@ def words_range(request: HttpRequest, game_id: str) -> Any:
     :data:`MAX_WORDS`; default 1..head) as the viewer of ``/views/`` sees them, and the
     result line once the game is over. The live pages ask it for the events the game
     socket brought (a record's envelope stays ``seq``, ``seat``, ``event``)."""
-    g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
-    if g is None:
-        raise store.NotFound(f"no game {game_id}")
-    viewer = ALL if g.status == Game.FINISHED else SPECTATOR
-    e = store.entry(g.pk, fresh=True)
-    head = e.seq
-    lo = _int_param(request, "from", 1)
-    hi = _int_param(request, "to", min(head, lo + MAX_WORDS - 1))
-    if not 1 <= lo <= hi <= head:
-        raise ApiError(400, "bad_request", f"from and to are 1..{head} for this game, from <= to")
-    if hi - lo + 1 > MAX_WORDS:
-        raise ApiError(400, "bad_request", f"at most {MAX_WORDS} events in one request")
+    g, viewer, e, lo, hi = _public_range(request, game_id, 1, MAX_WORDS, "events")
     names = seat_names(g)
     records = store.redact_records(e, e.log[lo - 1 : hi], viewer)
     outcome = e.game.outcome(e.state)
     resp = JsonResponse({
         "game": g.pk,
-        "head": head,
+        "head": e.seq,
         "viewer": viewer,
         "from": lo,
         "to": hi,
