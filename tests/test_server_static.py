@@ -26,6 +26,8 @@ async def test_admin_css_is_served() -> None:
 
 
 async def test_unknown_static_file_is_404() -> None:
-    comm = HttpCommunicator(application, "GET", "/static/no/such/file.css")
+    # (a request that reaches Django names an allowed host: the server's own, or loopback)
+    comm = HttpCommunicator(application, "GET", "/static/no/such/file.css",
+                            headers=[(b"host", b"localhost")])
     response = await comm.get_response()
     assert response["status"] == 404
