@@ -7,27 +7,15 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-from random import Random
 
 import pytest
-from server_helpers import pick_move
+from server_helpers import finish
 
-from server.games import store
 from server.games.models import Event, League
 from server.leagues import fixtures
 from server.leagues.models import Fixture, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def finish(game_id: int, seed: int) -> None:
-    rng = Random(seed)
-    while True:
-        e = store.entry(game_id)
-        if e.game.outcome(e.state) is not None:
-            return
-        seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
 
 
 @pytest.fixture
