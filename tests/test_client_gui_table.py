@@ -179,13 +179,15 @@ class Phone:
 
 
 def tap_until(root, text, cond, tries=5):
-    """Tap the button reading ``text`` until ``cond`` holds (the panel is rebuilt when a
-    presence frame changes a seat's line: the button is looked up again each time)."""
+    """Tap the button reading ``text`` until ``cond`` holds. The panel is rebuilt when a
+    presence frame changes a seat's line, so ``root`` may be a function giving the widget
+    (a seat's card as it is now): the card and its button are looked up again each time."""
     for _ in range(tries):
         testing.pump(3)
         if cond():
             return True
-        hits = [b for b in find(root, "GButton") if b.text == text]
+        hits = [b for b in find(root() if callable(root) else root, "GButton")
+                if b.text == text and b.get_root_window() is not None]
         if hits:
             testing.tap(hits[0])
             if testing.wait_until(cond, 3):
@@ -232,7 +234,7 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
         assert testing.wait_until(lambda: screen.cards.get(seat) is not None and  # noqa: B023
                                   screen.cards[seat].code != "", 15)  # noqa: B023
         screen.ids.name.text = name
-        assert tap_until(screen.cards[seat], "On this tablet",
+        assert tap_until(lambda: screen.cards[seat], "On this tablet",  # noqa: B023
                          lambda: seat in screen.model.tablet_seats()), screen.message  # noqa: B023
     phones = []
     for seat, name in ((2, "Cleo"), (3, "Dan")):
@@ -333,21 +335,22 @@ def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,
     screen = table_screen(app)
     screen.ids.name.text = "Ann"
     assert testing.wait_until(lambda: 0 in screen.cards and screen.cards[0].code, 15)
-    assert tap_until(screen.cards[0], "On this tablet", lambda: 0 in screen.model.tablet_seats())
+    assert tap_until(lambda: screen.cards[0], "On this tablet",
+                     lambda: 0 in screen.model.tablet_seats())
     phone = Api(daphne_server.http)
     bob = phone.join(int(game["id"]), 1, "Bob")
     phone.join(int(game["id"]), 2, "Cleo")
     phone.join(int(game["id"]), 3, "Dan")
     assert testing.wait_until(lambda: all(not c.code for c in screen.cards.values()), 15)
     before = api.game(int(game["id"]))["seq"]
-    assert tap_until(screen.cards[1], "Another phone",
+    assert tap_until(lambda: screen.cards[1], "Another phone",
                      lambda: screen.cards.get(1) is not None and screen.cards[1].code, tries=3), \
         (screen.message, screen.model.seats()[1], screen.cards[1].line, screen.model.open_seats())
     assert screen.cards[1].code == f"{game['code']}2"
     with pytest.raises(ApiError):
         phone.state(int(game["id"]), seat=1, secret=bob["secret"])
-    assert tap_until(screen.cards[3], "Bot", lambda: "(bot)" in screen.cards[3].line, tries=3), \
-        screen.message
+    assert tap_until(lambda: screen.cards[3], "Bot", lambda: "(bot)" in screen.cards[3].line,
+                     tries=3), screen.message
     assert api.game(int(game["id"]))["seq"] == before + 1  # the seat_to_bot event, appended
     assert api.game(int(game["id"]))["seats"][1]["taken"] is False  # (the release: none)
     # another phone takes seat 2 by the same seat code
