@@ -49,6 +49,7 @@ ext_modules = []
 if os.environ.get("GAMENIGHT_PURE", "") in ("", "0"):
     from mypyc.build import mypycify
 
-    ext_modules = mypycify(["--strict", *compiled_modules()], opt_level="3", group_name="gamenight_core")
+    ext_modules = mypycify(["--strict", *compiled_modules()], opt_level="3",
+                           group_name="gamenight_core")
 
 setup(ext_modules=ext_modules)

@@ -1,7 +1,7 @@
 """Tedoku rules: every player fills a 9x9 sheet with the shape the die shows, near the card.
 
-Rules: /work/shared/seeds/tedoku.txt and the Tedoku rulings in /work/shared/RULES.md (the
-ruling wins). Project page: docs/rules/tedoku.md (notation of commands, events and view).
+Rules, with the project's rulings: docs/rules/tedoku.md (also the notation of commands,
+events and view).
 
 Sheets are 81-bit ints: bit ``r * 9 + c`` is the cell in row ``r`` (A..I = 0..8, top to
 bottom) and column ``c`` (1..9 = 0..8). The helpers below (:func:`placements`,

@@ -1,7 +1,6 @@
 """Teka: Afghan four-player partnership trick-taking game, a match to 104 points.
 
-Rules, options and notation: ``docs/rules/teka.md``; rulings: ``/work/shared/RULES.md``
-section "Teka" (the ruling wins over ``seeds/teka.txt`` where they differ).
+Rules, options and notation, the project's rulings included: ``docs/rules/teka.md``.
 
 Seats 0 & 2 play against 1 & 3 ("side" 0 and side 1); every rotation is in seat order.
 Cards are strings ``"2S"``..``"AS"`` (ranks ``23456789TJQKA``, suits ``S H D C``).

@@ -1,7 +1,7 @@
 """Tiku: 6x6 board, six sliding pieces and fourteen discs a side. A piece slides like a rook
 and lays its owner's discs on the square it left and on every square it crossed; the first
-player to lay their last disc wins. Rules, options and notation: ``docs/rules/tiku.md``;
-rulings: ``/work/shared/RULES.md`` (section Tiku).
+player to lay their last disc wins. Rules, options and notation,
+the project's rulings included: ``docs/rules/tiku.md``.
 
 Squares are indexed ``rank * 6 + file`` (``a1`` = 0, ``f1`` = 5, ``a2`` = 6, ``f6`` = 35).
 The board is one flat list of 36 small ints, one per square (a square holding a piece never

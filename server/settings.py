@@ -95,8 +95,8 @@ INSTALLED_APPS = [
     "channels",
     "server.games",
     "server.ops",
-    "server.leagues",  # issue 13: club play
-    "server.web",  # watch and replay in the browser, TV mode (issue 14)
+    "server.leagues",  # club play: leagues, seasons, fixtures, ratings
+    "server.web",  # watch and replay in the browser, TV mode
 ]
 
 MIDDLEWARE = [

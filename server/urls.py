@@ -3,9 +3,9 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("", include("server.leagues.urls")),  # issue 13: /leagues/, /players/
+    path("", include("server.leagues.urls")),  # /leagues/, /players/
     path("", include("server.games.urls")),
-    path("", include("server.web.urls")),  # /games/<id>/, /tv/ (issue 14, docs/web.md)
+    path("", include("server.web.urls")),  # /games/<id>/, /tv/ (docs/web.md)
 ]
 
 # Under /api/ every error is the JSON body of docs/protocol.md; pages keep Django's own.

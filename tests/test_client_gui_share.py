@@ -1,4 +1,4 @@
-"""Issue 14: the app offers an online game's page as a share link (watch it live or replay
+"""The app offers an online game's page as a share link (watch it live or replay
 it in any browser): a Share button on the game screen, by touch in a real window, against a
 real daphne; the address it gives opens that game's page."""
 

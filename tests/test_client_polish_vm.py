@@ -1,4 +1,4 @@
-"""Issue 12 polish, the view-model side (no window): confirm-before-move, the move list in
+"""The view-model side (no window): confirm-before-move, the move list in
 notation, the rules pages as markup, the settings' meanings."""
 
 from __future__ import annotations

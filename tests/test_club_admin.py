@@ -1,4 +1,4 @@
-"""Issue 13, the admin as a club tool: players and readable results in the games list,
+"""The admin as a club tool: players and readable results in the games list,
 search by player, filters by season/status/date, closing stale open tables, players from a
 CSV."""
 

@@ -1,4 +1,4 @@
-"""Issue 13, fixtures: the admin action makes the next round of a season, its games made
+"""Fixtures: the admin action makes the next round of a season, its games made
 with the seats reserved (bots for missing players), byes, dates and links."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13, integrity and access: league kinds, read-only results in the admin, no admin
+"""Integrity and access: league kinds, read-only results in the admin, no admin
 form answers 500, and who may create games in a league or reserve seats."""
 
 from __future__ import annotations

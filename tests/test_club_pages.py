@@ -1,4 +1,4 @@
-"""Issue 13, public pages: league (seasons, fixtures by round, standings, ratings, chart),
+"""Public pages: league (seasons, fixtures by round, standings, ratings, chart),
 player (history, chart, head-to-head), CSV exports, the front page's links; no login, no
 hidden information."""
 

@@ -1,4 +1,4 @@
-"""Issue 13, pairing properties (hypothesis): round robin, Swiss, Teka partnerships,
+"""Pairing properties (hypothesis): round robin, Swiss, Teka partnerships,
 Tedoku tables."""
 
 from __future__ import annotations

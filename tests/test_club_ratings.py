@@ -1,4 +1,4 @@
-"""Issue 13, ratings: openskill per player per kind, kept incrementally after each commit
+"""Ratings: openskill per player per kind, kept incrementally after each commit
 that finishes a game, and ``rebuild_ratings`` gives exactly the same figures."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13, results off the server and corrections: a ``result`` event the core accepts,
+"""Results off the server and corrections: a ``result`` event the core accepts,
 appended to the log (hash chain intact); forfeit, adjudicate, void, off the board; the
 standings and ratings mark adjudicated results."""
 

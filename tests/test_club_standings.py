@@ -1,4 +1,4 @@
-"""Issue 13, seasons and standings: scoring schemes, placings, tie-breaks, per season and
+"""Seasons and standings: scoring schemes, placings, tie-breaks, per season and
 all-time, computed from the finished games."""
 
 from __future__ import annotations

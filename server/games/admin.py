@@ -39,7 +39,7 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
-    # (issue 13: the club's view: players, readable results, season/date filters, search by
+    # (the club's view: players, readable results, season/date filters, search by
     # player, closing stale tables; see server.leagues.club_admin)
     list_display = ("id", "kind", "status", "players", "result", "league", "code", "created_at",
                     "finished_at")
@@ -108,7 +108,7 @@ class GameAdmin(admin.ModelAdmin):
         return out
 
     def get_urls(self) -> list[Any]:
-        from server.leagues.results import admin_urls  # (issue 13: results and corrections)
+        from server.leagues.results import admin_urls  # (results and corrections)
 
         return admin_urls(self) + super().get_urls()
 
@@ -122,7 +122,7 @@ class GameAdmin(admin.ModelAdmin):
         return fields
 
     def view_on_site(self, obj: Game) -> str:
-        """The admin's "View on site" button: the game's page (server/web, issue 14)."""
+        """The admin's "View on site" button: the game's page (server/web)."""
         return f"/games/{obj.pk}/"
 
     def has_delete_permission(self, request: Any, obj: Any = None) -> bool:

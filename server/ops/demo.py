@@ -93,7 +93,7 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
         created["games"] += 1
     log(f"demo data: {created['players']} players, {created['leagues']} leagues, "
         f"{created['games']} games created ({len(data['matches'])} recorded matches in seeds/)")
-    from server.leagues.demo import load_club_demo  # (issue 13: seasons, fixtures, ratings)
+    from server.leagues.demo import load_club_demo  # (seasons, fixtures, ratings)
 
     load_club_demo(log)
     return created

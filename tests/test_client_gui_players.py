@@ -1,4 +1,4 @@
-"""Issue 12: what players hit on the tablet app, each driven by touch in the real offscreen
+"""What players hit on the tablet app, each driven by touch in the real offscreen
 window (SDL offscreen driver, private KIVY_HOME)."""
 
 from __future__ import annotations
