@@ -78,15 +78,15 @@ def test_the_server_role_cannot_write_an_outcome_its_log_does_not_end_with(
     play_random(live.pk, 3)
     before = store.verify_chain(live.pk).events
     # a first outcome on a live game whose log does not end
-    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="its last event does not"):
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="last event does not end it"):
         app_conn.execute("UPDATE games_game SET status = 'finished', finished_at = now(), "
                          "outcome = %s::jsonb WHERE id = %s", (json.dumps(WRONG), live.pk))
     # an end in the log that the game row does not show: refused when it commits
-    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="ends it"):
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="ends game"):
         app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
                          next_row(live.pk, RESULT, WRONG))
     # the end in the log and another outcome on the game row
-    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="its last event does not"):
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="last event does not end it"):
         with app_conn.transaction():
             app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
                              next_row(live.pk, RESULT, WRONG))
@@ -204,3 +204,14 @@ def test_the_migration_gives_finished_games_their_end(server_runtime, client):
     the_end_is_the_logs(live.pk, client)
     with pytest.raises(Exception, match="append-only"), transaction.atomic():
         Event.objects.filter(game_id=done.pk).update(outcome=None)
+
+
+def test_the_club_bench_stores_games_that_end_as_their_logs(server_runtime, client):
+    """``bench_club`` writes its finished games with its own multi-row INSERT."""
+    from server.leagues.management.commands.bench_club import make_league
+
+    league = make_league(4, 6)
+    games = list(Game.objects.filter(league=league).values_list("pk", flat=True))
+    assert len(games) == 6
+    for gid in games:
+        the_end_is_the_logs(gid, client)

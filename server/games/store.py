@@ -516,7 +516,7 @@ _FINISH_CTE = (
     "WHERE id = %s AND (SELECT count(*) FROM ins) > 0"
 )
 """(counts ``ins``, so all the events are inserted before the game is marked finished: no event
-may follow a finished game, see migration 0005)"""
+may follow a finished game, see migration 0006)"""
 
 
 def _execute_now(sql: str, params: list[Any]) -> None:

@@ -35,7 +35,7 @@ BEGIN
             JOIN games_event e ON e.game_id = h.game_id AND e.seq = h.events
             WHERE h.game_id = NEW.id;
         IF last_outcome IS NULL OR last_outcome IS DISTINCT FROM NEW.outcome THEN
-            RAISE EXCEPTION 'the outcome of game % is its log''s: its last event does not end it so',
+            RAISE EXCEPTION 'outcome of game % refused: its last event does not end it so',
                 NEW.id USING ERRCODE = 'insufficient_privilege';
         END IF;
     END IF;
@@ -55,7 +55,7 @@ BEGIN
         WHERE g.id = NEW.game_id AND h.events = NEW.seq
           AND g.status = 'finished' AND g.outcome = NEW.outcome
     ) THEN
-        RAISE EXCEPTION 'event % of game % ends it: it must stay the last, its game finished with its outcome',
+        RAISE EXCEPTION 'event % ends game %: it stays last, the game finished with its outcome',
             NEW.seq, NEW.game_id USING ERRCODE = 'insufficient_privilege';
     END IF;
     RETURN NULL;
