@@ -144,7 +144,9 @@ class EventAdmin(admin.ModelAdmin):
     list_filter = ("type",)
     list_select_related = ("game",)
     search_fields = ("game__id",)
-    fields = ("game", "seq", "type", "shown_seat", "shown_event", "created_at", "shown_hash")
+    fields = (
+        "game", "seq", "type", "shown_seat", "shown_event", "outcome", "created_at", "shown_hash"
+    )
     readonly_fields = fields
     ALLOWED_LOOKUPS = frozenset(
         {"game", "game__id", "game__id__exact", "game__exact", "type", "type__exact"}

@@ -158,6 +158,9 @@ class Event(models.Model):
     seat = models.SmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField()
     hash = models.CharField(max_length=64)
+    # The game's outcome on the event that ends it (NULL on every other event): what the
+    # game row's outcome must equal (migration 0008). Derived from the log, so not hashed.
+    outcome = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["game", "seq"]

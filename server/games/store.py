@@ -132,7 +132,7 @@ def verify_chain(game_id: int) -> ChainReport:
     longer ends at the recorded head."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT seq, seat, type, payload::text, hash FROM games_event "
+            "SELECT seq, seat, type, payload::text, hash, outcome::text FROM games_event "
             "WHERE game_id = %s ORDER BY seq",
             [game_id],
         )
@@ -145,7 +145,7 @@ def verify_chain(game_id: int) -> ChainReport:
     hashes: list[str] = []
     n = len(rows)
     last = rows[-1][4] if rows else None
-    for i, (seq, seat, typ, payload, h) in enumerate(rows, start=1):
+    for i, (seq, seat, typ, payload, h, _ended) in enumerate(rows, start=1):
         if seq != i:
             return ChainReport(False, n, i, f"sequence gap: expected {i}, found {seq}", last)
         event = json.loads(payload)
@@ -172,25 +172,35 @@ def verify_chain(game_id: int) -> ChainReport:
             "(history rewritten)", last,
         )
     if stored is not None:
-        wrong = _outcome_differs(stored, [json.loads(r[3]) for r in rows])
+        ended = [r[5] for r in rows]
+        wrong = _outcome_differs(stored, [json.loads(r[3]) for r in rows], ended)
         if wrong:
-            return ChainReport(False, n, n, wrong, last)
+            bad = next((r[0] for r in rows[:-1] if r[5] is not None), n)
+            return ChainReport(False, n, bad, wrong, last)
     return ChainReport(True, n, head=last, hashes=hashes)
 
 
-def _outcome_differs(stored: tuple[Any, Any, Any], events: list[dict[str, Any]]) -> str:
-    """Why the game row's status and outcome are not those of its log's fold, or ``""``."""
+def _outcome_differs(
+    stored: tuple[Any, Any, Any], events: list[dict[str, Any]], ended: list[str | None]
+) -> str:
+    """Why the game row's status and outcome, or the outcome its events carry (``ended``, the
+    ``outcome`` column: NULL but on the last event of a finished game), are not those of
+    its log's fold, or ``""``."""
     from core.api import fold
 
     kind, status, outcome = stored
     cg = core.GAMES.get(kind)
     if cg is None or not events:
         return ""
+    if any(x is not None for x in ended[:-1]):
+        return "an event before the last carries an outcome (the log ends at the last)"
     folded = cg.outcome(fold(cg, events))
     want = None if folded is None else json.loads(dumps(folded.to_json()))
     have = json.loads(outcome) if isinstance(outcome, str) else outcome
     if want != have:
         return "the stored outcome differs from the outcome of the log"
+    if (json.loads(ended[-1]) if ended[-1] is not None else None) != want:
+        return "the outcome the last event carries differs from the outcome of the log"
     if (status == Game.FINISHED) != (want is not None):
         return "the game's status differs from its log (finished or not)"
     return ""
@@ -453,24 +463,34 @@ def _notify_seats(game_id: int) -> None:
 # --------------------------------------------------------------------------- appending
 
 _INSERT_HEAD = (
-    "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash) VALUES "
+    "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash, outcome) "
+    "VALUES "
 )
-_INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s)"
-_INSERT_ROW_AT = "(%s, %s, %s, %s::jsonb, %s, %s, %s)"
+_INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s, %s::jsonb)"
+_INSERT_ROW_AT = "(%s, %s, %s, %s::jsonb, %s, %s, %s, %s::jsonb)"
+"""A row's last value is the game's outcome (JSON) on the event that ends it, else NULL: the
+database refuses a game's outcome that its last event does not carry (migration 0008)."""
 
 
 INSERT_CHUNK = 1000
 
 
 def _insert(
-    game_id: int, records: list[Record], prev: str, times: list[datetime] | None = None
+    game_id: int,
+    records: list[Record],
+    prev: str,
+    times: list[datetime] | None = None,
+    outcome: Any = None,
 ) -> list[str]:
     """One multi-row INSERT per 1000 events (a move is usually one or two). Each row's
-    ``created_at`` is the transaction's ``now()``, or ``times`` (an imported log's)."""
+    ``created_at`` is the transaction's ``now()``, or ``times`` (an imported log's).
+    ``outcome``: the core's outcome the events end the game with (None: it goes on), put on
+    the last event; the caller marks the game finished with it in the same transaction."""
     if not records:
         raise EmptyBatch("no events to append")
     hashes: list[str] = []
     row = _INSERT_ROW if times is None else _INSERT_ROW_AT
+    end = len(records) - 1
     with connection.cursor() as cur:
         for start in range(0, len(records), INSERT_CHUNK):
             chunk = records[start : start + INSERT_CHUNK]
@@ -478,12 +498,17 @@ def _insert(
             for i, (seq, seat, event) in enumerate(chunk, start=start):
                 prev = chain_hash(prev, seq, seat, event)
                 hashes.append(prev)
-                if times is None:
-                    params.extend((game_id, seq, event["type"], dumps(event), seat, prev))
-                else:
-                    params.extend((game_id, seq, event["type"], dumps(event), seat, times[i], prev))
+                at = () if times is None else (times[i],)
+                out = _outcome_json(outcome) if i == end else None
+                params.extend((game_id, seq, event["type"], dumps(event), seat, *at, prev, out))
             cur.execute(_INSERT_HEAD + ",".join([row] * len(chunk)), params)
     return hashes
+
+
+def _outcome_json(outcome: Any) -> str | None:
+    """The stored JSON of a core outcome (None: the game goes on), as both the ending event
+    and the game row carry it."""
+    return None if outcome is None else dumps(outcome.to_json())
 
 
 _FINISH_CTE = (
@@ -491,7 +516,7 @@ _FINISH_CTE = (
     "WHERE id = %s AND (SELECT count(*) FROM ins) > 0"
 )
 """(counts ``ins``, so all the events are inserted before the game is marked finished: no event
-may follow a finished game, see migration 0005)"""
+may follow a finished game, see migration 0006)"""
 
 
 def _execute_now(sql: str, params: list[Any]) -> None:
@@ -550,15 +575,18 @@ class Move:
         self.hashes: list[str] = []
         params: list[Any] = []
         prev = e.last_hash
+        end = self.records[-1][0]
+        out = _outcome_json(self.outcome)
         for seq, s, event in self.records:
             payload = dumps(event)
             prev = chain_hash_json(prev, seq, s, payload)
             self.hashes.append(prev)
-            params.extend((e.game_id, seq, event["type"], payload, s, prev))
+            params.extend((e.game_id, seq, event["type"], payload, s, prev,
+                           out if seq == end else None))
         sql = _INSERT_HEAD + ",".join([_INSERT_ROW] * len(self.records))
         if self.outcome is not None:
             sql = f"WITH ins AS ({sql} RETURNING 1) {_FINISH_CTE}"
-            params.extend((dumps(self.outcome.to_json()), e.game_id))
+            params.extend((out, e.game_id))
         self.sql = sql
         self.params = params
 
@@ -604,7 +632,7 @@ def submit(
             if connection.in_atomic_block:
                 # Inside a caller's transaction: listeners run when that one commits.
                 with transaction.atomic():
-                    _insert(game_id, move.records, e.last_hash)
+                    _insert(game_id, move.records, e.last_hash, outcome=move.outcome)
                     if move.outcome is not None:
                         _finish(game_id, move.outcome.to_json())
                     transaction.on_commit(move.committed)
@@ -867,7 +895,7 @@ def _store_game(
             ev = clocks.table_event(table, running=status == Game.LIVE)
             records = [*records, (len(records) + 1, None, ev)]
         if records:
-            _insert(game.pk, records, GENESIS, times)
+            _insert(game.pk, records, GENESIS, times, outcome)
         if outcome is not None:
             _finish(game.pk, outcome.to_json(), times[-1] if times else None)
             game.refresh_from_db()

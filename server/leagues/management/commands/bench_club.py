@@ -142,12 +142,15 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
             ])
             with connection.cursor() as cur:
                 params: list[Any] = []
-                for g, (_a, _b, at, ev, _o) in zip(made, specs, strict=True):
+                for g, (_a, _b, at, ev, out) in zip(made, specs, strict=True):
                     prev = store.GENESIS
-                    for seq, event in enumerate([*start, ev], start=1):
+                    events = [*start, ev]
+                    for seq, event in enumerate(events, start=1):
                         prev = store.chain_hash(prev, seq, None, event)
-                        params.extend((g.pk, seq, event["type"], dumps(event), None, at, prev))
-                rows_sql = ",".join(["(%s, %s, %s, %s::jsonb, %s, %s, %s)"] * (len(params) // 7))
+                        ends = dumps(out) if seq == len(events) else None
+                        params.extend(
+                            (g.pk, seq, event["type"], dumps(event), None, at, prev, ends))
+                rows_sql = ",".join([store._INSERT_ROW_AT] * (len(params) // 8))
                 cur.execute(store._INSERT_HEAD + rows_sql, params)
                 for g, (_a, _b, at, _ev, out) in zip(made, specs, strict=True):
                     store._finish(g.pk, out, at)
