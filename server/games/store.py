@@ -302,7 +302,7 @@ def cache_figures() -> dict[str, int]:
         return {"games": len(_cache), "bytes": _cache_bytes[0], "locks": len(_game_locks)}
 
 
-def _db_lock(game_id: int) -> threading.RLock:
+def _db_lock(game_id: int) -> GameLock:
     """(database threads) the game's lock, to take once this thread holds its database
     connection: a thread that waited for a pooled connection while holding a game's lock
     deadlocked with HTTP views that held connections and waited for that lock, until the pool
@@ -327,7 +327,8 @@ def drop_cache(game_id: int | None = None) -> None:
 
 
 def _decode(payload: Any) -> dict[str, Any]:
-    return json.loads(payload) if isinstance(payload, (str, bytes)) else payload
+    out: dict[str, Any] = json.loads(payload) if isinstance(payload, (str, bytes)) else payload
+    return out
 
 
 def _fetch_records(game_id: int, after: int) -> tuple[list[Record], list[str]]:
