@@ -315,8 +315,8 @@ def drop_cache(game_id: int | None = None) -> None:
     """Forget cached state (all games, or one); it is rebuilt from the log on the next use."""
     with _cache_lock:
         if game_id is None:
-            for old in _cache.values():
-                old.counted = 0
+            for cached in _cache.values():
+                cached.counted = 0
             _cache.clear()
             _cache_bytes[0] = 0
         else:
@@ -787,7 +787,8 @@ def _league(league: Any, kind: str) -> League | None:
             raise OptionsError("no such league")
     if league.kind != kind:
         raise OptionsError(f"league {league.name!r} plays {league.kind}, not {kind}")
-    return league
+    found: League = league  # (a League by now; the parameter is any input)
+    return found
 
 
 def _season(season: Any, league: League | None) -> Any:
