@@ -157,6 +157,7 @@ class GamenightApp(App):
         from client_kivy.vm.lobby import game_line
         from client_kivy.vm.net import KioskRemoteSession
 
+        assert self.lobby.api is not None
         session = KioskRemoteSession(self.lobby.api, game, secrets, post=kiv_post)
         self.set_kiosk(kiosk)
         self.open_session(session, title=game_line(game) + f"  · code {game.get('code', '')}")

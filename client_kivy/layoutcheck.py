@@ -29,7 +29,7 @@ _MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
 
 def _visible(w: Any) -> bool:
-    return w.opacity > 0.01 and w.width > 0.5 and w.height > 0.5
+    return bool(w.opacity > 0.01 and w.width > 0.5 and w.height > 0.5)
 
 
 def _window_rect(w: Any) -> tuple[float, float, float, float]:

@@ -38,6 +38,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -206,7 +207,7 @@ def _under_pytest() -> bool:
 def _file_lock(path: Path):  # type: ignore[no-untyped-def]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
-        if os.name == "nt":  # pragma: no cover - Windows
+        if sys.platform == "win32":  # pragma: no cover - Windows
             import msvcrt
 
             msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
@@ -263,7 +264,7 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
-def _import_pgserver():  # type: ignore[no-untyped-def]
+def _import_pgserver() -> ModuleType:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs warns when XDG_RUNTIME_DIR is unset
         import pgserver
@@ -367,8 +368,9 @@ def stop_embedded(pgdata: Path, timeout: float = 30.0) -> bool:
     if os.name != "nt" and os.geteuid() == 0:
         user = "pgserver"
     try:
-        _commands.pg_ctl(["-w", "-m", "fast", "-t", str(int(timeout)), "stop"], pgdata=pgdata,
-                         user=user)
+        # (pgserver makes its command functions with setattr: not visible to mypy)
+        _commands.pg_ctl(["-w", "-m", "fast", "-t", str(int(timeout)),  # type: ignore[attr-defined]
+                          "stop"], pgdata=pgdata, user=user)
     except Exception:
         with contextlib.suppress(ProcessLookupError):
             os.kill(info["pid"], 15)
@@ -387,11 +389,13 @@ def ensure_database(host: str, port: int | str, name: str) -> None:
     import psycopg
     from psycopg import sql
 
-    params = {"host": host, "port": str(port), "user": "postgres", "dbname": "postgres",
-              "connect_timeout": 10}
+    def connect(dbname: str) -> psycopg.Connection[tuple[Any, ...]]:
+        return psycopg.connect(host=host, port=str(port), user="postgres", dbname=dbname,
+                               connect_timeout=10, autocommit=True)
+
     for attempt in range(50):
         try:
-            with psycopg.connect(**params, autocommit=True) as conn:
+            with connect("postgres") as conn:
                 ensure_roles(conn)
                 row = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s",
                                    (name,)).fetchone()
@@ -405,7 +409,7 @@ def ensure_database(host: str, port: int | str, name: str) -> None:
             if attempt == 49:
                 raise
             time.sleep(0.1)
-    with psycopg.connect(**{**params, "dbname": name}, autocommit=True) as conn:
+    with connect(name) as conn:
         hand_over(conn, name)
 
 

@@ -17,7 +17,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -160,6 +165,7 @@ def _database() -> dict[str, object]:
     if raw:
         db: dict[str, object] = {"ENGINE": "django.db.backends.postgresql", **json.loads(raw)}
     else:
+        database_settings: Callable[[Path], dict[str, Any]] | None
         try:
             from server.dbconfig import database_settings
         except ImportError:

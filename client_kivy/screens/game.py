@@ -143,7 +143,7 @@ class GameScreen(Screen):
         # online the names follow the table (a seat taken, handed to a bot): the title is
         # made again from the session's players, keeping what follows them ("(watching)",
         # the code)
-        self._title_tail: str | None = None
+        self._title_tail = None
         if session.kind != "local":
             cuts = [i for i in (self.title.find("  (watching)"), self.title.find("  · code"))
                     if i >= 0]

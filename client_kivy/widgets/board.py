@@ -161,7 +161,7 @@ class BoardWidget(Widget):
 
     @property
     def moving(self) -> bool:
-        return self.travel < 1.0
+        return bool(self.travel < 1.0)
 
     def _redraw(self, *_: Any) -> None:
         self.canvas.clear()
@@ -216,4 +216,4 @@ class BoardWidget(Widget):
             self.session.notify()
 
     def label_size(self) -> float:
-        return max(sp(11), min(self.width, self.height) / 28.0)
+        return float(max(sp(11), min(self.width, self.height) / 28.0))

@@ -77,6 +77,7 @@ class FlowGrid(GridLayout):
 
     cell_width = NumericProperty(dp(96))
     max_cols = NumericProperty(8)
+    cols: int  # (GridLayout's property, declared for mypy only: no value, so no new attribute)
 
     def __init__(self, **kw: Any) -> None:
         kw.setdefault("cols", 1)

@@ -4,6 +4,7 @@ chosen shape (green where legal, red where not); shape chips, rotate, flip, plac
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from kivy.clock import Clock
@@ -190,6 +191,13 @@ class TedokuSheet(BoardWidget):
         self.changed()
         return True
 
+    def _then_changed(self, act: Callable[..., None], *args: Any) -> bool:
+        """A control's handler: ``act`` on the model, then :meth:`changed`; True (the event
+        is handled: no later handler of the button runs)."""
+        act(*args)
+        self.changed()
+        return True
+
     def changed(self) -> None:
         self._redraw()
         self._side_key = None
@@ -232,14 +240,14 @@ class TedokuSheet(BoardWidget):
             for s in shapes:
                 t = GToggle(text=SHAPE_NAMES[s], group=f"tedoku-shape-{id(self)}",
                             state="down" if s == m.shape else "normal", value=s)
-                t.bind(on_press=lambda w: (m.choose(w.value), self.changed()))
+                t.bind(on_press=lambda w: self._then_changed(m.choose, w.value))
                 grid.add_widget(t)
             box.add_widget(grid)
             row = FlowGrid(cell_width=dp(120), max_cols=2, spacing=dp(6))
             rot = GButton(text="Rotate", bg=(1, 1, 1, 0.14), fg=IVORY)
-            rot.bind(on_release=lambda *_: (m.rotate(), self.changed()))
+            rot.bind(on_release=lambda *_: self._then_changed(m.rotate))
             flip = GButton(text="Flip", bg=(1, 1, 1, 0.14), fg=IVORY)
-            flip.bind(on_release=lambda *_: (m.flip(), self.changed()))
+            flip.bind(on_release=lambda *_: self._then_changed(m.flip))
             row.add_widget(rot)
             row.add_widget(flip)
             cmd = m.ghost_command()

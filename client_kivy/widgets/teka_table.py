@@ -52,7 +52,8 @@ def draw_card(x: float, y: float, w: float, h: float, card: str | None,
         return
     Color(*((0.80, 0.79, 0.76, 1) if dim else (0.99, 0.98, 0.95, 1)))
     RoundedRectangle(pos=(x, y), size=(w, h), radius=[w * 0.1])
-    colour = (0.78, 0.1, 0.12, 1) if card[1] in RED_SUITS else (0.08, 0.08, 0.1, 1)
+    colour: tuple[float, ...] = (
+        (0.78, 0.1, 0.12, 1) if card[1] in RED_SUITS else (0.08, 0.08, 0.1, 1))
     if dim:
         colour = (*(c * 0.6 + 0.3 for c in colour[:3]), 1)
     rank = "10" if card[0] == "T" else card[0]
@@ -355,7 +356,7 @@ class TekaTable(BoardWidget):
         rows = -(-n // per) if n else 1
         # the front row with a selected card raised (0.22 of its height) and its margin: a
         # raised card stays under the table, off the seat plates
-        return dp(6) + ch * 1.24 + offset * (rows - 1)
+        return float(dp(6) + ch * 1.24 + offset * (rows - 1))
 
     def tap_targets(self) -> list[tuple[float, float, float, float, str]]:
         """The cards of the hand a tap can reach (x, y, width, height, card)."""

@@ -56,7 +56,7 @@ class TikuBoard(BoardWidget):
         path = list(mv.get("placed") or [])
         start = path.index(square) / (len(path) + 1)
         t = max(0.0, min(1.0, (self.travel - start) / max(0.01, 1 - start)))
-        return 1.0 + 0.8 * (1 - t)
+        return float(1.0 + 0.8 * (1 - t))
 
     def geometry(self) -> tuple[float, float, float]:
         side = min(self.width, self.height) - dp(8)

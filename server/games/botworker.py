@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import time
 from random import Random
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from core.ai.base import Bot
 
 _progress_queue: Any = None
 _progress_sink: Any = None  # in-process callable(job, share), for the thread pool
@@ -80,6 +85,7 @@ def choose(
             last[0], last[1] = now, value
             _report(job, max(0.0, min(1.0, value)))
 
+    make_bot: Callable[[str, str], Bot] | None
     try:
         from core.ai.bots import make_bot
     except ImportError:

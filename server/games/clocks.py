@@ -535,6 +535,7 @@ def expire(gid: int) -> None:
         if "seat" not in plan:
             TIMEKEEPER.set(gid, plan["next"])
             return
+        pre: list[tuple[int | None, dict[str, Any]]]
         seat, seq, pre = plan["seat"], plan["seq"], [(None, plan["timeout"])]
         command = None
         if plan["forfeit"]:

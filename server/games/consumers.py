@@ -12,6 +12,7 @@ import asyncio
 import functools
 import json
 import logging
+from types import ModuleType
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -60,6 +61,7 @@ class DaphneWire:
         # A plain twisted TCP transport (no TLS) whose send buffer we can see: frames go to
         # its socket at once when that buffer is empty (see :meth:`write`).
         t = proto.transport
+        tcp: ModuleType | None
         try:
             from twisted.internet import tcp
         except ImportError:
@@ -144,7 +146,7 @@ class DaphneWire:
         t.write(data)
         if not self.raw:
             return 0
-        return len(t.dataBuffer) - t.offset + t._tempDataLen
+        return int(len(t.dataBuffer) - t.offset + t._tempDataLen)
 
 
 def _err(code: str, reason: str, **extra: Any) -> str:
@@ -329,8 +331,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.catching_up = False
             self.ready = True
             pending, self.pending = self.pending, []
-            for first, last, text in pending:
-                self.push_live(first, last, text)
+            for first, last, out in pending:
+                self.push_live(first, last, out)
             self._flush_final()
 
     async def disconnect(self, code: int) -> None:
@@ -473,8 +475,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.push_final(final)
         self.ready = True
         pending, self.pending = self.pending, []
-        for first, last, text in pending:
-            self.push_live(first, last, text)
+        for first, last, out in pending:
+            self.push_live(first, last, out)
         self._flush_final()
         if self.notified_seq > self.sent_seq:
             self._start_catch_up()

@@ -20,12 +20,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from psycopg import OperationalError as PsycopgOperationalError
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+if TYPE_CHECKING:
+    from django.db.backends.postgresql.base import DatabaseWrapper
 
 BUSY = "no free database connection"
 DOWN = "the database does not answer"
@@ -138,11 +141,17 @@ def conninfo() -> str:
     return make_conninfo("", **{k: v for k, v in kw.items() if v is not None})
 
 
-def sync_pool() -> Any:
-    """Django's pool for the default database (None when pooling is off)."""
+def default_connection() -> DatabaseWrapper:
+    """This thread's connection to the default database: a PostgreSQL one (the only
+    database gamenight runs on), with Django's ``pool`` and ``close_pool``."""
     from django.db import connections
 
-    return connections["default"].pool
+    return cast("DatabaseWrapper", connections["default"])
+
+
+def sync_pool() -> Any:
+    """Django's pool for the default database (None when pooling is off)."""
+    return default_connection().pool
 
 
 def stats() -> dict[str, Any]:

@@ -33,7 +33,7 @@ def league_json(league: League, *, detail: bool = False) -> dict[str, Any]:
         out["game_ids"] = list(league.games.order_by("id").values_list("id", flat=True))
         out["seasons"] = [
             {"id": s.pk, "name": s.name, "start": s.start.isoformat(), "end": s.end.isoformat()}
-            for s in league.seasons.all()  # type: ignore[attr-defined]
+            for s in league.seasons.all()
         ]
         out["page"] = f"/leagues/{league.pk}/"
     return out

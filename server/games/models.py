@@ -106,7 +106,7 @@ class Game(models.Model):
                 raise ValidationError(
                     {"league": f"{league.name} plays {league.kind}; this game is {self.kind}"}
                 )
-        if self.season_id is not None and self.season.league_id != self.league_id:
+        if self.season is not None and self.season.league_id != self.league_id:
             raise ValidationError({"season": "the season is one of the game's league"})
 
 

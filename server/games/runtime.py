@@ -37,7 +37,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from django.db import InterfaceError, OperationalError, connection
 from psycopg import OperationalError as PsycopgOperationalError
@@ -64,6 +64,10 @@ RELEASE_AFTER = 0.05
 """Seconds a worker thread waits for its next job before it gives its connection back."""
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
 class Shards:
     def __init__(self, n: int) -> None:
         self.n = max(1, n)
@@ -75,7 +79,7 @@ class Shards:
         with self.lock:
             if self.queues:
                 return
-            qs = [queue.SimpleQueue() for _ in range(self.n)]
+            qs: list[queue.SimpleQueue[Any]] = [queue.SimpleQueue() for _ in range(self.n)]
             for i, q in enumerate(qs):
                 t = threading.Thread(
                     target=self._work, args=(q,), name=f"gamenight-db-{i}", daemon=True
@@ -116,15 +120,17 @@ class Shards:
                 fut.set_result(res)
 
     def submit(
-        self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any
-    ) -> concurrent.futures.Future[Any]:
+        self, key: int, fn: Callable[_P, _T], /, *args: _P.args, **kw: _P.kwargs
+    ) -> concurrent.futures.Future[_T]:
         if not self.queues:
             self._start()
-        fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        fut: concurrent.futures.Future[_T] = concurrent.futures.Future()
         self.queues[key % self.n].put((fut, fn, args, kw))
         return fut
 
-    async def call(self, key: int, fn: Callable[..., Any], /, *args: Any, **kw: Any) -> Any:
+    async def call(
+        self, key: int, fn: Callable[_P, _T], /, *args: _P.args, **kw: _P.kwargs
+    ) -> _T:
         return await asyncio.wrap_future(self.submit(key, fn, *args, **kw))
 
     def close_connections(self) -> None:

@@ -312,7 +312,7 @@ def cache_figures() -> dict[str, int]:
         return {"games": len(_cache), "bytes": _cache_bytes[0], "locks": len(_game_locks)}
 
 
-def _db_lock(game_id: int) -> threading.RLock:
+def _db_lock(game_id: int) -> GameLock:
     """(database threads) the game's lock, to take once this thread holds its database
     connection: a thread that waited for a pooled connection while holding a game's lock
     deadlocked with HTTP views that held connections and waited for that lock, until the pool
@@ -325,8 +325,8 @@ def drop_cache(game_id: int | None = None) -> None:
     """Forget cached state (all games, or one); it is rebuilt from the log on the next use."""
     with _cache_lock:
         if game_id is None:
-            for old in _cache.values():
-                old.counted = 0
+            for cached in _cache.values():
+                cached.counted = 0
             _cache.clear()
             _cache_bytes[0] = 0
         else:
@@ -337,7 +337,8 @@ def drop_cache(game_id: int | None = None) -> None:
 
 
 def _decode(payload: Any) -> dict[str, Any]:
-    return json.loads(payload) if isinstance(payload, (str, bytes)) else payload
+    out: dict[str, Any] = json.loads(payload) if isinstance(payload, (str, bytes)) else payload
+    return out
 
 
 def _fetch_records(game_id: int, after: int) -> tuple[list[Record], list[str]]:
@@ -814,7 +815,8 @@ def _league(league: Any, kind: str) -> League | None:
             raise OptionsError("no such league")
     if league.kind != kind:
         raise OptionsError(f"league {league.name!r} plays {league.kind}, not {kind}")
-    return league
+    found: League = league  # (a League by now; the parameter is any input)
+    return found
 
 
 def _season(season: Any, league: League | None) -> Any:

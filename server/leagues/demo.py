@@ -60,10 +60,13 @@ def _play_round(season: Season, number: int, players: list[int], users: dict[int
     day = season.start + dt.timedelta(days=7 * (number - 1))
     made = []
     for i, seats in enumerate(rnd.tables, start=1):
+        players_here = [p for p in seats if p is not None]
+        if len(players_here) != len(seats):
+            raise ValueError("the demo's rounds seat only its players, no bots")
         recs = play(league.kind, OPTIONS, seed * 100 + i)
         times = _times(day, i, len(recs))
         game = store.import_game(
-            league.kind, None, [{"kind": "user", "user": users[p]} for p in seats], recs,
+            league.kind, None, [{"kind": "user", "user": users[p]} for p in players_here], recs,
             league=league, times=times, created_at=times[0] - dt.timedelta(minutes=2),
             season=season)
         made.append(Fixture(season=season, round=number, table=i, date=day,
@@ -80,8 +83,9 @@ def load_club_demo(log: Any = print) -> bool:
         return False
     User = get_user_model()
     users = {}
-    for name, first in PLAYERS:
-        user, new = User.objects.get_or_create(username=name, defaults={"first_name": first})
+    for name, first_name in PLAYERS:
+        user, new = User.objects.get_or_create(username=name,
+                                               defaults={"first_name": first_name})
         if new:
             user.set_unusable_password()
             user.save(update_fields=["password"])

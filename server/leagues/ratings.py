@@ -17,7 +17,7 @@ import logging
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from django.db import connection, transaction
 from openskill.models import PlackettLuce
@@ -145,7 +145,7 @@ def catch_up() -> int:
         first = pending.order_by("finished_at", "id").values_list("finished_at", "id").first()
         if first is None:
             return 0
-        key: Key = (first[0], first[1])
+        key: Key = (cast("datetime", first[0]), first[1])  # (finished_at is not null here)
         later = RatedGame.objects.filter(finished_at__gte=key[0]).exclude(
             finished_at=key[0], game_id__lt=key[1]
         )
@@ -223,7 +223,7 @@ def current(kind: str | None = None, users: list[int] | None = None) -> list[dic
         .distinct("user_id", "kind")
         .values_list("user_id", "kind", "mu", "sigma", "user__username")
     )
-    out = [
+    out: list[dict[str, Any]] = [
         {"user_id": u, "username": name, "kind": k, "mu": mu, "sigma": sigma,
          "rating": mu - 3 * sigma, "games": counts.get((u, k), 0)}
         for u, k, mu, sigma, name in last

@@ -12,7 +12,7 @@ Both are admin pages (organisers: the permission ``leagues.organise_league``).""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
@@ -71,8 +71,8 @@ class DecideForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.game = game
         seats = _seat_choices(game)
-        self.fields["winners"].choices = seats
-        self.fields["forfeit"].choices = [("", "-"), *seats]
+        cast(forms.ChoiceField, self.fields["winners"]).choices = seats
+        cast(forms.ChoiceField, self.fields["forfeit"]).choices = [("", "-"), *seats]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

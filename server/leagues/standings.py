@@ -242,8 +242,8 @@ def table(
             r = rows[uid] = Row(uid)
         return r
 
-    for uid in members or []:
-        row(uid)
+    for member in members or []:
+        row(member)
     counted = [r for r in res if not r.void and r.counts]
     # per game: (user, place, placing points) and pairs of opponents' places
     per_game: list[tuple[Result, list[int]]] = []

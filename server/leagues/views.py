@@ -132,11 +132,11 @@ def _league(league_id: int) -> League:
 
 
 def _fixture_rows(season: Season, all_rounds: bool) -> tuple[list[dict[str, Any]], int]:
-    fixtures = Fixture.objects.filter(season=season).select_related("game")
-    last = fixtures.aggregate(m=Max("round"))["m"] or 0
+    qs = Fixture.objects.filter(season=season).select_related("game")
+    last = qs.aggregate(m=Max("round"))["m"] or 0
     if not all_rounds:
-        fixtures = fixtures.filter(round__gt=last - ROUNDS_SHOWN)
-    fixtures = list(fixtures.order_by("-round", "table"))
+        qs = qs.filter(round__gt=last - ROUNDS_SHOWN)
+    fixtures = list(qs.order_by("-round", "table"))
     ids = {p for f in fixtures for p in f.players if p is not None}
     names = _names(ids)
     games = [f.game for f in fixtures if f.game is not None]

@@ -12,7 +12,8 @@ SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
 
 def manifest(seeds: Path = SEEDS) -> dict[str, Any]:
-    return json.loads((seeds / "demo.json").read_text())
+    out: dict[str, Any] = json.loads((seeds / "demo.json").read_text())
+    return out
 
 
 def match_records(match: dict[str, Any], seeds: Path = SEEDS) -> list[dict[str, Any]]:

@@ -1019,7 +1019,11 @@ def route_paths(
     for i, v in enumerate(values):
         if v == "real":
             v = str(ids[i % len(ids)])
-        out.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m, v=v: v, template))
+
+        def value(m: re.Match[str], v: str = v) -> str:  # (the text as it is: no escapes)
+            return v
+
+        out.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", value, template))
         if "code" in template and codes:
             out.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", codes[0], template))
     return list(dict.fromkeys(out))

@@ -221,7 +221,7 @@ class Table:
 
     async def run_spectator(self, ws: Any) -> None:
         async for text in ws:
-            seq = _seq_of(text)  # type: ignore[arg-type]
+            seq = _seq_of(text)
             if seq is not None:
                 self.stats.frames += 1
                 self._arrived(seq, time.perf_counter())
@@ -401,11 +401,9 @@ class LocalServer:
 
     def __enter__(self) -> list[str]:
         env = prepare_database(self.db_name)
-        from django.db import connections
-
         from server.games import dbpool
 
-        connections["default"].close_pool()  # (count only the server's connections)
+        dbpool.default_connection().close_pool()  # (count only the server's connections)
         SAMPLE["conninfo"] = dbpool.conninfo()
         env.pop("REDIS_URL", None)
         if self.redis:
@@ -486,13 +484,14 @@ conninfo, the Redis URL and redis-server's pid."""
 async def sample_connections(stats: Stats, stop: asyncio.Event, every: float = 0.25) -> None:
     """The most PostgreSQL backends on the bench database (other than this one) and Redis
     clients (other than this one) seen during the window, into ``stats``."""
-    conn = red = None
+    conn: Any = None
+    red: Any = None
     try:
         if SAMPLE.get("conninfo"):
             import psycopg
 
-            conn = await asyncio.to_thread(psycopg.connect, SAMPLE["conninfo"],
-                                           autocommit=True)
+            conn = await asyncio.to_thread(
+                lambda: psycopg.connect(SAMPLE["conninfo"], autocommit=True))
         if SAMPLE.get("redis_url"):
             import redis
 

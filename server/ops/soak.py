@@ -406,7 +406,7 @@ class Soak:
         self.refs = itertools.count(1)
         self.players: set[Player] = set()
         self.tables: list[Table] = []
-        self.acks: list[tuple[int, int, int]] = []  # (game, seq, seat) answered ok
+        self.acks: list[tuple[int, int, int | None]] = []  # (game, seq, seat) answered ok
         self.created: list[int] = []  # games
         self.seen: dict[int, int] = {}  # game -> highest seq a client received
         self.moves_window = 0
@@ -1361,10 +1361,10 @@ def run(args: argparse.Namespace, env: dict[str, str] | None = None) -> Figures:
         raise SystemExit("--workers > 1 needs REDIS_URL (e.g. redis://127.0.0.1:6379/2)")
     if env is None:
         env = prepare_database(args.db)
-    from django.db import connections
+    from server.games import dbpool
 
     with contextlib.suppress(Exception):  # (Django's psycopg pool keeps one session open)
-        connections["default"].close_pool()
+        dbpool.default_connection().close_pool()
     env = {**env, "GAMENIGHT_BOT_TIME_LIMIT": str(args.bot_time_limit),
            "PYTHONUNBUFFERED": "1", "PGAPPNAME": DAPHNE_APP_NAME}
     if args.cache_games is not None:

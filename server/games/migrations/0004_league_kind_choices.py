@@ -7,11 +7,13 @@ otherwise ``teeko``."""
 from collections import Counter
 
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 KINDS = ["teeko", "tiku", "tedoku", "teka"]
 
 
-def mend_kinds(apps, schema_editor):
+def mend_kinds(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     League = apps.get_model("games", "League")
     Game = apps.get_model("games", "Game")
     for league in League.objects.exclude(kind__in=KINDS):

@@ -5,12 +5,16 @@ season; another league game to the one season of its league whose dates contain 
 finished (or, not finished, was created). A game whose day falls in two overlapping seasons,
 or in none, stays unlinked (it counts in the all-time table; an organiser may link it)."""
 
+from datetime import date
+
 import django.db.models.deletion
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 from django.utils import timezone
 
 
-def link_seasons(apps, schema_editor):
+def link_seasons(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     Game = apps.get_model("games", "Game")
     Season = apps.get_model("leagues", "Season")
     Fixture = apps.get_model("leagues", "Fixture")
@@ -18,7 +22,7 @@ def link_seasons(apps, schema_editor):
         "game_id", "season_id"
     ):
         Game.objects.filter(pk=game_id).update(season_id=season_id)
-    seasons: dict[int, list[tuple[int, object, object]]] = {}
+    seasons: dict[int, list[tuple[int, date, date]]] = {}
     for pk, league_id, start, end in Season.objects.values_list("pk", "league_id", "start",
                                                                 "end"):
         seasons.setdefault(league_id, []).append((pk, start, end))
