@@ -169,7 +169,7 @@ def dds_cards(pos: Position) -> dict[str, int]:
 
 def dds_value(pos: Position) -> int:
     """DDS's figure for the position (one optimal card), as the declaring side's tricks."""
-    from endplay.dds import SolveMode, solve_board
+    from endplay.dds.solve import SolveMode, solve_board
 
     deal = to_endplay(pos)
     seat = pos.to_play()
@@ -232,7 +232,7 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def speed(args: argparse.Namespace) -> int:
-    from endplay.dds import SolveMode, solve_board
+    from endplay.dds.solve import SolveMode, solve_board
 
     rng = Random(args.seed)
     positions = [random_position(rng, tricks_done=1, in_trick=0) for _ in range(args.positions)]
