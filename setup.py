@@ -34,6 +34,9 @@ PURE_ONLY = {
     # Benchmark driver of the Teeko levels against the solved table (argparse, processes,
     # printing; run through core.bench): the bots and the table reader it calls are compiled.
     "core/teeko_bench.py",
+    # Checks and speed run of the Teka double-dummy solver against DDS (endplay, a dev
+    # dependency) and brute force (run through core.bench): the solver it calls is compiled.
+    "core/teka_dd_bench.py",
 }
 
 

@@ -368,6 +368,10 @@ def main(argv: list[str] | None = None) -> int:
         from core.teeko_bench import main as solved_main
 
         return solved_main(argv[1:])
+    if argv and argv[0] == "dd":  # the Teka double-dummy solver against DDS and brute force
+        from core.teka_dd_bench import main as dd_main
+
+        return dd_main(argv[1:])
     args = parse(argv)
     if args.build_scratch:
         tmp = build_scratch()
