@@ -283,7 +283,9 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
         print(f"\nTeka hand, 2 seats on the tablet + 2 on phones: {len(actors)} actions, "
               f"{len(on_tablet)} on the tablet, {len(handoffs)} hand-offs")
         assert set(handoffs) <= {0, 1}
-        assert len(handoffs) == changes, (on_tablet, handoffs)
+        assert len(handoffs) == changes, (
+            f"tablet actors {on_tablet}, hand-offs {handoffs}, all actions "
+            f"{[(ev.get('type'), ev.get('seat')) for ev in events if ev.get('type') in ACTIONS]}")
         assert 2 in actors and 3 in actors  # the phones played their turns
     finally:
         for p in phones:
