@@ -283,7 +283,13 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
         print(f"\nTeka hand, 2 seats on the tablet + 2 on phones: {len(actors)} actions, "
               f"{len(on_tablet)} on the tablet, {len(handoffs)} hand-offs")
         assert set(handoffs) <= {0, 1}
-        assert len(handoffs) == changes, (
+        assert all(a != b for a, b in pairwise(handoffs))  # never twice to the same person
+        # A throw-in question goes to every poor hand at once (answered in any order): the
+        # tablet rightly hands over to a seat that was asked, and a phone's throw-in then
+        # redeals before that seat answers; each such redeal may add a hand-off there and one
+        # back. Otherwise there is exactly one hand-off per change of the tablet's actor.
+        redeals = sum(1 for ev in events if ev.get("type") == "throw_in")
+        assert changes <= len(handoffs) <= changes + 2 * redeals, (
             f"tablet actors {on_tablet}, hand-offs {handoffs}, all actions "
             f"{[(ev.get('type'), ev.get('seat')) for ev in events if ev.get('type') in ACTIONS]}")
         assert 2 in actors and 3 in actors  # the phones played their turns
