@@ -210,7 +210,7 @@ if os.environ.get("REDIS_URL"):
         "default": {
             # Redis pub/sub (channels_redis' RedisPubSubChannelLayer): a move's notification
             # is one PUBLISH, pushed to each process subscribed to the game's group (one
-            # channel per process: runtime.Hub.subscribe); no polling list per channel.
+            # channel per process: hub.Hub.subscribe); no polling list per channel.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             # redis-py 8 reads with a 5 s socket timeout by default: give reads more room.
             # (A process uses two connections: one subscribed, one publishing under a lock;

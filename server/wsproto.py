@@ -25,7 +25,7 @@ SERVER_CLOSE_CODES = frozenset({1001, 1002, 1003, 1007, 1008, 1009, 1011, 1012, 
 
 
 def max_frame() -> int:
-    from server.games.runtime import knob
+    from server.games.dbpool import knob
 
     return int(knob("MAX_FRAME", 65536))
 

@@ -52,7 +52,7 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     """The server's per-process machinery, reset after the test: worker threads' database
     connections closed (so the test database can be flushed and dropped), caches dropped,
     bots run in threads."""
-    from server.games import runtime, store
+    from server.games import dbpool, runtime, store
 
     # (bots answer as soon as they have chosen: tests that check the pacing ask for it)
     settings.GAMENIGHT = {
@@ -77,8 +77,8 @@ def server_runtime(settings: Any) -> Iterator[Any]:
 
     ratings.drain()  # (a game finished on the loop is rated in a thread of its own)
     runtime.SHARDS.close_connections()
-    runtime.ADB.forget()
-    runtime.ASYNC_LOCKS.clear()
+    dbpool.ADB.forget()
+    store.ASYNC_LOCKS.clear()
     runtime.HUB.rooms.clear()
     runtime.HUB.loop = None
     if runtime.HUB.listener is not None:  # (the channel-layer reader of that test's loop)

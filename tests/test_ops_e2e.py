@@ -533,7 +533,7 @@ os.environ["GAMENIGHT_DB_JSON"] = (  # never connected to
 import django
 django.setup()
 from server.games import runtime
-pool = runtime.BOTS._executor()
+pool = runtime.BOTS.executor()
 pool.submit(time.sleep, 10)  # a bot that thinks for 10 s
 deadline = time.monotonic() + 30
 while not getattr(pool, "_processes", None) and time.monotonic() < deadline:

@@ -10,6 +10,7 @@ from random import Random
 import pytest
 from server_helpers import close_all, communicator, play_out
 
+from server.games import hub as hub_module
 from server.games import runtime, store
 from server.games.runtime import SHARDS
 
@@ -26,7 +27,7 @@ async def db(fn, /, *args, **kw):
 @pytest.fixture
 def small_bounds(monkeypatch):
     monkeypatch.setattr(store, "CACHE_SIZE", BOUND)
-    monkeypatch.setattr(runtime, "AWAY_GAMES", BOUND, raising=False)
+    monkeypatch.setattr(hub_module, "AWAY_GAMES", BOUND)
 
 
 def sizes() -> dict[str, int]:
@@ -34,7 +35,7 @@ def sizes() -> dict[str, int]:
     hub = runtime.HUB
     return {"games": len(store._cache), "locks": len(store._game_locks),
             "seen_at": len(hub.seen_at), "left_at": len(hub.left_at),
-            "async_locks": len(runtime.ASYNC_LOCKS), "bot_seats": len(runtime.BOTS.bot_seats),
+            "async_locks": len(store.ASYNC_LOCKS), "bot_seats": len(runtime.BOTS.bot_seats),
             "failures": len(runtime.BOTS.failures)}
 
 

@@ -86,8 +86,8 @@ def test_chain_head_is_written_by_the_database_only(server_runtime):
     # An event that does not follow the head is refused like a stale append.
     with pytest.raises(DatabaseError, match="does not follow its chain head"):
         with transaction.atomic():
-            store._insert(game.pk, [(9, 0, {"type": "placed", "seat": 0, "to": "e5"})],
-                          last.hash)
+            store.append(store.Append(game.pk, [(9, 0, {"type": "placed", "seat": 0,
+                                                        "to": "e5"})], last.hash, None, None))
     report = store.verify_chain(game.pk)
     assert report.ok and report.events == 7 and report.head == last.hash
 

@@ -105,7 +105,7 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
     soak. Now the lock is let go first: the move is answered stale."""
     import asyncio
 
-    from server.games import runtime, store
+    from server.games import dbpool, runtime, store
 
     game = await runtime.SHARDS.call(0, store.create_game, "teeko", {}, [
         {"kind": "guest", "name": "a"}, {"kind": "guest", "name": "b"}])
@@ -118,7 +118,7 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
     with store._cache_lock:
         store._cache[gid] = stale
 
-    real_execute = runtime.ADB.execute
+    real_execute = dbpool.ADB.execute
     go = asyncio.Event()
 
     appending = asyncio.Event()
@@ -136,7 +136,7 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
         wants_lock.set()  # (it is taken right after this returns)
         return lock
 
-    monkeypatch.setattr(runtime.ADB, "execute", slow_execute)
+    monkeypatch.setattr(dbpool.ADB, "execute", slow_execute)
     monkeypatch.setattr(store, "_db_lock", db_lock)
     move = asyncio.ensure_future(runtime.submit(gid, 0, legal[1], 1))
     await asyncio.wait_for(appending.wait(), 10)  # the loop now holds the lock, in the append

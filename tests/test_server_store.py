@@ -111,10 +111,11 @@ def test_stale_append_from_another_process_fails_cleanly(server_runtime):
     game = store.create_game("teeko", {}, guests(2))
     store.entry(game.pk)  # cached at seq 1
     other = store._load(game.pk)  # "another process"
-    hashes = store._insert(
-        game.pk, [(2, 0, {"type": "placed", "seat": 0, "to": "a1"})], other.last_hash
+    batch = store.Append(
+        game.pk, [(2, 0, {"type": "placed", "seat": 0, "to": "a1"})], other.last_hash, None, None
     )
-    assert hashes
+    store.append(batch)
+    assert batch.hashes
     with pytest.raises(store.StaleError) as err:
         store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
     assert err.value.seq == 2
@@ -256,7 +257,7 @@ def test_the_store_refuses_an_empty_batch_before_any_sql(server_runtime):
     seq = store.current_seq(gid)
     with CaptureQueriesContext(connection) as queries:
         with pytest.raises(store.EmptyBatch):
-            store._insert(gid, [], "")
+            store.Append(gid, [], "", None, None)
     assert not [q for q in queries.captured_queries if "INSERT" in q["sql"]]
     with pytest.raises(IllegalMoveError) as refused:
         store.submit(gid, 0, None, seq)

@@ -31,136 +31,55 @@ Bot seats have no deadline. The core ignores table events when folding
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import logging
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from random import Random
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import connection, transaction
 
-import core
-from core.api import SPECTATOR, TABLE_EVENTS, IllegalMoveError, OptionsError, fold
+from core.api import SPECTATOR, TABLE_EVENTS, IllegalMoveError
 
-from . import store
-from .inputs import shown
+from . import botworker, store
+from .dbpool import knob
+from .shards import SHARDS
+from .tablerules import RULE_KEYS, rules_in
 
 log = logging.getLogger("server.games")
 
-RULE_KEYS = ("move_limit", "clock", "increment", "abandon")
-LIMITS = {
-    "move_limit": (1, 86400),
-    "clock": (1, 86400),
-    "increment": (0, 3600),
-    "abandon": (1, 86400),
-}
 EARLY = 0.02
 """A deadline this close (seconds) counts as reached (timer jitter)."""
 
 
-# --------------------------------------------------------------------------- rules
+class Bots(Protocol):
+    """What the clocks need of the bot runner (:class:`server.games.bots.BotRunner`), given
+    to them at start-up (:func:`use_bots`; the runner's frames carry the clocks, so this
+    module does not import it)."""
+
+    bot_seats: dict[int, dict[int, str]]
+    """{game id: {bot seat: level}} of the games the runner has looked at (no database)."""
+
+    def seats(self, game_id: int) -> dict[int, str]:
+        """(database thread) the game's bot seats and their levels."""
+
+    def executor(self) -> concurrent.futures.Executor:
+        """Where :func:`server.games.botworker.choose` runs."""
 
 
-_loses_on_time: dict[str, bool] = {}
+_BOTS: list[Bots] = []
 
 
-def loses_on_time(kind: str) -> bool:
-    """Whether running out of time loses ``kind`` (the core's ``forfeit`` gives events)."""
-    if kind not in _loses_on_time:
-        g = core.GAMES[kind]
-        st = fold(g, g.start(g.options({}), Random(0)))
-        acting = g.to_act(st)
-        _loses_on_time[kind] = bool(acting and g.forfeit(st, acting[0]))
-    return _loses_on_time[kind]
+def use_bots(bots: Bots) -> None:
+    """Give the clocks the bot runner (at start-up, :func:`server.games.runtime.install`)."""
+    _BOTS[:] = [bots]
 
 
-def parse_rules(kind: str, raw: Any) -> dict[str, Any] | None:
-    """Validated table rules, or None (no rules: a kiosk table). ``raw``: an object with
-    ``move_limit`` (seconds per decision), or ``clock`` (seconds per player for the whole
-    game, Teeko and Tiku only) with an optional ``increment`` (seconds added after each of
-    the player's moves), and ``abandon`` (seconds a seat must be away before the others may
-    hand it to a bot); whole numbers. Raises OptionsError."""
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise OptionsError("table is an object like {'move_limit': 30, 'abandon': 120}")
-    for key in raw:
-        if key not in RULE_KEYS:
-            raise OptionsError(f"unknown table rule {shown(key)}; known: {', '.join(RULE_KEYS)}")
-    out: dict[str, Any] = {}
-    for key in RULE_KEYS:
-        value = raw.get(key)
-        lo, hi = LIMITS[key]
-        if value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi
-        ):
-            raise OptionsError(f"table rule {key!r} is a whole number of seconds, {lo} to {hi}")
-        out[key] = value
-    if out["move_limit"] is not None and out["clock"] is not None:
-        raise OptionsError("a table has a move_limit or a clock, not both")
-    if out["increment"] is not None and out["clock"] is None:
-        raise OptionsError("an increment goes with a clock")
-    if out["clock"] is not None and not loses_on_time(kind):
-        raise OptionsError(
-            f"{kind} has no per-player clock (a timed-out seat's move is made by a bot): "
-            "use move_limit"
-        )
-    if all(v is None for v in out.values()):
-        return None
-    out["increment"] = out["increment"] or 0
-    return out
-
-
-def table_rules(game_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """(database thread) each timed game's rules, from its last ``table`` event (one query);
-    games without rules are absent."""
-    if not game_ids:
-        return {}
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT DISTINCT ON (game_id) game_id, payload::text FROM games_event "
-            "WHERE game_id = ANY(%s) AND type = 'table' ORDER BY game_id, seq DESC",
-            [list(game_ids)],
-        )
-        rows = cur.fetchall()
-    out: dict[int, dict[str, Any]] = {}
-    for gid, payload in rows:
-        ev = json.loads(payload)
-        out[int(gid)] = {k: ev.get(k) for k in (*RULE_KEYS, "running")}
-    return out
-
-
-def table_event(rules: dict[str, Any], running: bool) -> dict[str, Any]:
-    return {"type": "table", **{k: rules.get(k) for k in RULE_KEYS}, "running": running}
-
-
-def start_running(game_id: int) -> None:
-    """(inside join_seat's transaction, the game row locked) the last seat was taken: when
-    the table has time rules, append them again with ``running: true``; clocks start here."""
-    e = store.entry(game_id, fresh=True)
-    rules = _rules_in(e.log)
-    if rules is None or rules.get("running"):
-        return
-    ev = {**rules, "running": True}
-    for _ in range(10):
-        try:
-            with transaction.atomic():
-                store.submit(game_id, 0, None, e.seq, pre=[(None, ev)])
-            return
-        except store.StaleError:  # a move came in meanwhile (the first seat may move)
-            e = store.entry(game_id, fresh=True)
-    raise store.JoinError("the game kept moving while the last seat was taken: try again")
-
-
-def _rules_in(log_: list[store.Record]) -> dict[str, Any] | None:
-    found = None
-    for _seq, _seat, ev in log_:
-        if ev["type"] == "table":
-            found = ev
-    return found
+def _bots() -> Bots:
+    if not _BOTS:
+        raise RuntimeError("the clocks have no bot runner: clocks.use_bots was not called")
+    return _BOTS[0]
 
 
 # --------------------------------------------------------------------------- clocks
@@ -270,7 +189,7 @@ def build(e: store.Entry) -> Clock | None:
     """(database thread) the clock of ``e``'s game from its log and the events' times."""
     with store.game_lock(e.game_id):
         recs = list(e.log[: e.seq])
-    if _rules_in(recs) is None:
+    if rules_in(recs) is None:
         return None
     times = _times(e.game_id, recs[-1][0])
     g = e.game
@@ -327,7 +246,7 @@ def _account(batch: store.Batch) -> None:
     c = CLOCKS.get(gid)
     if c is None:
         if batch.first_seq == 1:  # a new game: is it timed?
-            if _rules_in(batch.records) is None:
+            if rules_in(batch.records) is None:
                 UNTIMED.add(gid)
                 return
             c = Clock(gid, batch.entry.num_seats)
@@ -347,8 +266,6 @@ def _account(batch: store.Batch) -> None:
 
 
 def _rebuild_later(gid: int) -> None:
-    from .runtime import SHARDS
-
     def rebuild() -> None:
         try:
             ensure(store.entry(gid, fresh=True))
@@ -360,9 +277,7 @@ def _rebuild_later(gid: int) -> None:
 
 def _exempt(gid: int) -> set[int]:
     """Bot seats (no deadline): from the bot runner's cache, without the database."""
-    from .runtime import BOTS
-
-    return set(BOTS.bot_seats.get(gid) or ())
+    return set(_BOTS[0].bot_seats.get(gid) or ()) if _BOTS else set()
 
 
 def _arm(c: Clock) -> None:
@@ -458,8 +373,6 @@ def forget() -> None:
 
 def rearm_all() -> None:
     """(at start) every live game with time rules gets its deadline from the log again."""
-    from .runtime import SHARDS
-
     def live_timed() -> list[int]:
         with connection.cursor() as cur:
             cur.execute(
@@ -488,15 +401,13 @@ def rearm_all() -> None:
 
 def _plan(gid: int) -> dict[str, Any] | None:
     """(database thread) the seat whose deadline has come, if any, with what it needs."""
-    from .runtime import BOTS
-
     e = store.entry(gid, fresh=True)
     c = ensure(e)
     with store.game_lock(gid):
         seq, state = e.seq, e.state
     if c is None or c.seq != seq or e.game.outcome(state) is not None:
         return None
-    exempt = set(BOTS._seats(gid))
+    exempt = set(_bots().seats(gid))
     now = time.time()
     due = [
         (d, s)
@@ -523,9 +434,6 @@ def _plan(gid: int) -> dict[str, Any] | None:
 
 def expire(gid: int) -> None:
     """(timeout thread) append the timeouts that are due in game ``gid``, then re-arm."""
-    from . import botworker
-    from .runtime import BOTS, SHARDS, knob
-
     refused = 0
     for _ in range(12):
         plan = SHARDS.submit(gid, _plan, gid).result(120)
@@ -546,7 +454,7 @@ def expire(gid: int) -> None:
                 level = "random"
             limit = float(knob("TIMEOUT_BOT_TIME", 1.0))
             command = (
-                BOTS._executor()
+                _bots().executor()
                 .submit(
                     botworker.choose,
                     plan["kind"],
@@ -586,7 +494,6 @@ def replace_with_bot(
     """(database thread) ``by`` asks to hand seat ``command["seat"]`` to a bot; ``away``:
     seconds that seat has had no socket here (None: connected). Raises IllegalMoveError."""
     from .models import Seat
-    from .runtime import BOTS
 
     store.check_expected(expected_seq)
     target = command.get("seat")
@@ -597,7 +504,7 @@ def replace_with_bot(
         raise IllegalMoveError("game_over", "the game is over")
     if not 0 <= target < e.num_seats:
         raise IllegalMoveError("wrong_seat", f"no seat {target} at this table")
-    rules = _rules_in(e.log)
+    rules = rules_in(e.log)
     abandon = rules.get("abandon") if rules else None
     if not abandon:
         raise IllegalMoveError(
@@ -623,7 +530,8 @@ def replace_with_bot(
     with transaction.atomic():
         Seat.objects.filter(pk=row.pk).update(kind=Seat.BOT, bot_level=level)
         # (before the move's own on_commit: the bot runner must see the new bot seat)
-        transaction.on_commit(lambda: BOTS.bot_seats.pop(game_id, None))
+        bots = _bots()
+        transaction.on_commit(lambda: bots.bot_seats.pop(game_id, None))
         result = store.submit(game_id, by, None, expected_seq, pre=[(by, event)])
         transaction.on_commit(lambda: store._notify_seats(game_id))
     return result

@@ -39,7 +39,7 @@ Outgoing = str | Frame
 
 class DaphneWire:
     """The direct way out for a socket served by daphne: a frame's bytes (see
-    :class:`runtime.Frame`: encoded and framed once for all its recipients) go straight to
+    :class:`frames.Frame`: encoded and framed once for all its recipients) go straight to
     the connection's transport. The ASGI way (``base_send`` → daphne ``handle_reply`` →
     ``serverSend`` → UTF-8 encode → autobahn ``sendMessage``/``sendFrame`` → transport)
     does the same per socket and per frame; at 12 recipients per move that was most of the

@@ -1,13 +1,13 @@
 """Database connections, bounded per process by settings (docs/deploy.md, "Connections").
 
-* **Sync work** (HTTP views, the shard threads of :mod:`server.games.runtime`): Django's pool
+* **Sync work** (HTTP views, the shard threads of :mod:`server.games.shards`): Django's pool
   option for psycopg 3 (``DATABASES["default"]["OPTIONS"]["pool"]``, a
   ``psycopg_pool.ConnectionPool`` of at most ``GAMENIGHT_DB_POOL`` connections, set up in
   ``server/settings.py``). ``CONN_MAX_AGE`` is 0: a request borrows a connection and gives it
   back when it ends (Django closes it on ``request_finished``); a shard thread gives its
   connection back when it has had no job for 50 ms. Per-thread persistent connections leaked under
   ASGI (every request runs in a thread of its own, and each kept its connection).
-* **The socket hot path** (:func:`server.games.runtime.submit` on the event loop): a
+* **The socket hot path** (:func:`server.games.store.submit_async` on the event loop): a
   ``psycopg_pool.AsyncConnectionPool`` of at most ``GAMENIGHT_ASYNC_DB_CONNECTIONS``.
 
 A caller that cannot get a connection within ``GAMENIGHT_DB_POOL_TIMEOUT`` seconds gets

@@ -1,17 +1,23 @@
-"""The one way to create, join, play, import and read games (consumers, HTTP, bots, seeds).
+"""The event store, and the one way to create, join, play, import and read games (consumers,
+HTTP, bots, clocks, seeds, demo data, benchmarks).
 
-The event log in PostgreSQL is the truth. Appending checks the expected sequence number (a
-unique ``(game, seq)`` index makes a stale append fail cleanly); each event row carries a hash
-chaining it to the previous one. A per-process cache keeps ``(seq, state, log)`` per game so a
-move costs one ``decide`` + ``evolve`` + one INSERT; the cache can be dropped at any time
-(:func:`drop_cache`) and is rebuilt from the log on a miss.
+The event log in PostgreSQL is the truth, and this module its only writer: every event goes
+through :func:`append` (an :class:`Append`: the events, their hash chain, one SQL text), from
+:func:`submit` on a database thread (sync, autocommitted or inside the caller's transaction)
+or :func:`submit_async` on the event loop (async), which share the stale check and the cache.
+Appending checks the expected sequence number (a unique ``(game, seq)`` index makes a stale
+append fail cleanly); each event row carries a hash chaining it to the previous one. A
+per-process cache keeps ``(seq, state, log)`` per game so a move costs one ``decide`` +
+``evolve`` + one INSERT; the cache can be dropped at any time (:func:`drop_cache`) and is
+rebuilt from the log on a miss.
 
-All functions here are synchronous (Django database access); async code runs them on the
-per-game worker threads of :mod:`server.games.runtime`.
+All functions here but :func:`submit_async` are synchronous (Django database access); async
+code runs them on the per-game worker threads of :mod:`server.games.shards`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -35,9 +41,11 @@ import core
 from core.api import ALL, IllegalMoveError, OptionsError, dumps
 from core.api import Game as CoreGame
 
-from . import clocks
+from . import tablerules
+from .dbpool import ADB, knob
 from .inputs import shown, text_ok
 from .models import Game, League, Seat
+from .shards import SHARDS
 
 log = logging.getLogger("server.games")
 
@@ -384,6 +392,11 @@ def _load(game_id: int) -> Entry:
     return entry
 
 
+def cached(game_id: int) -> Entry | None:
+    """The cached fold of a game, or None (no database: safe on the event loop)."""
+    return _cache.get(game_id)
+
+
 def entry(game_id: int, *, fresh: bool = False) -> Entry:
     """The cached fold of a game (loaded on a miss). ``fresh`` also reads newer events that
     another process may have appended."""
@@ -462,6 +475,12 @@ def _notify_seats(game_id: int) -> None:
 
 
 # --------------------------------------------------------------------------- appending
+#
+# The one way events enter the log. An :class:`Append` is a batch of one game's events with
+# their hash chain and the SQL that appends them (:func:`_statements`, the same text for every
+# writer); :func:`append` executes it on this thread's connection and :func:`submit_async` on
+# the event loop. The unique ``(game, seq)`` key is the concurrency control: an append at a
+# seq another one took first fails, and the faces say so as :class:`StaleError`.
 
 _INSERT_HEAD = (
     "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash, outcome) "
@@ -474,50 +493,60 @@ database refuses a game's outcome that its last event does not carry (migration 
 
 
 INSERT_CHUNK = 1000
+"""The most events one statement appends (an imported log takes several statements, in one
+transaction; a command's events always fit in one)."""
+
+_FINISH_CTE = (
+    "UPDATE games_game SET status = 'finished', finished_at = coalesce(%s, now()), "
+    "outcome = %s::jsonb WHERE id = %s AND (SELECT count(*) FROM ins) > 0"
+)
+"""(counts ``ins``, so all the events are inserted before the game is marked finished: no event
+may follow a finished game, see migration 0006)"""
 
 
-def _insert(
+def _statements(
     game_id: int,
     records: list[Record],
     prev: str,
+    outcome: Any,
     times: list[datetime] | None = None,
-    outcome: Any = None,
-) -> list[str]:
-    """One multi-row INSERT per 1000 events (a move is usually one or two). Each row's
+) -> tuple[list[tuple[str, list[Any]]], list[str]]:
+    """The SQL that appends ``records`` after the event whose hash is ``prev``, and the
+    events' hashes. One multi-row INSERT per :data:`INSERT_CHUNK` events; each row's
     ``created_at`` is the transaction's ``now()``, or ``times`` (an imported log's).
     ``outcome``: the core's outcome the events end the game with (None: it goes on), put on
-    the last event; the caller marks the game finished with it in the same transaction."""
+    the last event; the last statement then also marks the game finished, at the last
+    event's time."""
     if not records:
         raise EmptyBatch("no events to append")
-    hashes: list[str] = []
     row = _INSERT_ROW if times is None else _INSERT_ROW_AT
+    out = _outcome_json(outcome)
     end = len(records) - 1
-    with connection.cursor() as cur:
-        for start in range(0, len(records), INSERT_CHUNK):
-            chunk = records[start : start + INSERT_CHUNK]
-            params: list[Any] = []
-            for i, (seq, seat, event) in enumerate(chunk, start=start):
-                prev = chain_hash(prev, seq, seat, event)
-                hashes.append(prev)
-                at = () if times is None else (times[i],)
-                out = _outcome_json(outcome) if i == end else None
-                params.extend((game_id, seq, event["type"], dumps(event), seat, *at, prev, out))
-            cur.execute(_INSERT_HEAD + ",".join([row] * len(chunk)), params)
-    return hashes
+    hashes: list[str] = []
+    statements: list[tuple[str, list[Any]]] = []
+    for start in range(0, len(records), INSERT_CHUNK):
+        chunk = records[start : start + INSERT_CHUNK]
+        params: list[Any] = []
+        for i, (seq, seat, event) in enumerate(chunk, start=start):
+            payload = dumps(event)
+            prev = chain_hash_json(prev, seq, seat, payload)
+            hashes.append(prev)
+            at = () if times is None else (times[i],)
+            params.extend((game_id, seq, event["type"], payload, seat, *at, prev,
+                           out if i == end else None))
+        statements.append((_INSERT_HEAD + ",".join([row] * len(chunk)), params))
+    if out is not None:
+        sql, params = statements[-1]
+        finished_at = None if times is None else times[-1]
+        statements[-1] = (f"WITH ins AS ({sql} RETURNING 1) {_FINISH_CTE}",
+                          [*params, finished_at, out, game_id])
+    return statements, hashes
 
 
 def _outcome_json(outcome: Any) -> str | None:
     """The stored JSON of a core outcome (None: the game goes on), as both the ending event
     and the game row carry it."""
     return None if outcome is None else dumps(outcome.to_json())
-
-
-_FINISH_CTE = (
-    "UPDATE games_game SET status = 'finished', finished_at = now(), outcome = %s::jsonb "
-    "WHERE id = %s AND (SELECT count(*) FROM ins) > 0"
-)
-"""(counts ``ins``, so all the events are inserted before the game is marked finished: no event
-may follow a finished game, see migration 0006)"""
 
 
 def _execute_now(sql: str, params: list[Any]) -> None:
@@ -541,22 +570,42 @@ class SubmitResult:
     outcome: Any
 
 
-class Move:
-    """A decided command: its events (records), chain hashes, the state after, and the
-    single SQL statement that appends it (plus the game's end when it ended).
-
-    ``pre``: (seat, event) pairs the server appends before the command's events, in the same
-    statement (a ``timeout`` before the move a bot makes for the seat that ran out of time);
-    ``command`` None: only those."""
+class Append:
+    """Events to append to one game's log after the event whose hash is ``prev``: the
+    records, their hashes, the state after them (for the cache; None when not cached), the
+    outcome they end the game with (None: it goes on) and the SQL that appends them
+    (:func:`_statements`). ``entry``: the cached fold they extend (a command's)."""
 
     def __init__(
         self,
+        game_id: int,
+        records: list[Record],
+        prev: str,
+        state: Any,
+        outcome: Any,
+        times: list[datetime] | None = None,
+        entry: Entry | None = None,
+    ) -> None:
+        self.game_id = game_id
+        self.records = records
+        self.state = state
+        self.outcome = outcome
+        self.entry = entry
+        self.statements, self.hashes = _statements(game_id, records, prev, outcome, times)
+
+    @classmethod
+    def decide(
+        cls,
         e: Entry,
         seat: int,
         command: Any,
         rng: Random,
         pre: list[tuple[int | None, dict[str, Any]]] | None = None,
-    ) -> None:
+    ) -> Append:
+        """A command decided on the cached state ``e``: its events after ``pre``, (seat,
+        event) pairs the server appends first in the same statement (a ``timeout`` before
+        the move a bot makes for the seat that ran out of time); ``command`` None: only
+        those."""
         game = e.game
         pairs = list(pre or [])
         if command is not None:
@@ -567,34 +616,33 @@ class Move:
         if not pairs:
             # Nothing to append: never an empty INSERT (PostgreSQL would refuse its syntax).
             raise IllegalMoveError("malformed", "a command is required")
-        self.entry = e
-        self.records: list[Record] = [
-            (e.seq + i, s, ev) for i, (s, ev) in enumerate(pairs, start=1)
-        ]
-        self.state = state
-        self.outcome = game.outcome(state)
-        self.hashes: list[str] = []
-        params: list[Any] = []
-        prev = e.last_hash
-        end = self.records[-1][0]
-        out = _outcome_json(self.outcome)
-        for seq, s, event in self.records:
-            payload = dumps(event)
-            prev = chain_hash_json(prev, seq, s, payload)
-            self.hashes.append(prev)
-            params.extend((e.game_id, seq, event["type"], payload, s, prev,
-                           out if seq == end else None))
-        sql = _INSERT_HEAD + ",".join([_INSERT_ROW] * len(self.records))
-        if self.outcome is not None:
-            sql = f"WITH ins AS ({sql} RETURNING 1) {_FINISH_CTE}"
-            params.extend((out, e.game_id))
-        self.sql = sql
-        self.params = params
+        if len(pairs) > INSERT_CHUNK:  # (one statement, autocommitted or on the event loop)
+            raise IllegalMoveError("malformed", f"a command makes at most {INSERT_CHUNK} events")
+        records: list[Record] = [(e.seq + i, s, ev) for i, (s, ev) in enumerate(pairs, start=1)]
+        return cls(e.game_id, records, e.last_hash, state, game.outcome(state), entry=e)
+
+    def result(self) -> SubmitResult:
+        return SubmitResult(self.records[-1][0], self.records, self.outcome)
 
     def committed(self) -> SubmitResult:
         """Install in the cache and notify listeners (call right after the commit)."""
+        assert self.entry is not None, "only a command's append extends a cached fold"
         _committed(self.entry, self.records, self.hashes, self.state, self.outcome)
-        return SubmitResult(self.records[-1][0], self.records, self.outcome)
+        return self.result()
+
+
+def append(batch: Append) -> None:
+    """(sync face) execute ``batch``'s SQL on this thread's connection: inside the caller's
+    transaction when there is one (in a savepoint: a refused append leaves that transaction
+    usable), else one prepared statement in autocommit mode, committed when it returns
+    (several: in one transaction). Raises IntegrityError or UniqueViolation when its first
+    seq is taken, and what the database's guards raise."""
+    if connection.in_atomic_block or len(batch.statements) > 1:
+        with transaction.atomic(), connection.cursor() as cur:
+            for sql, params in batch.statements:
+                cur.execute(sql, params)
+        return
+    _execute_now(*batch.statements[0])
 
 
 def check_expected(expected_seq: Any) -> int:
@@ -609,6 +657,20 @@ def current_seq(game_id: int) -> int:
         return int(cur.fetchone()[0])
 
 
+def _decided(
+    e: Entry,
+    seat: int,
+    command: Any,
+    expected_seq: int,
+    rng: Random | None,
+    pre: list[tuple[int | None, dict[str, Any]]] | None,
+) -> Append:
+    """(under the game's lock) the stale check both faces make, then the command decided."""
+    if expected_seq != e.seq:
+        raise StaleError(expected_seq, e.seq)
+    return Append.decide(e, seat, command, rng or new_rng(), pre)
+
+
 def submit(
     game_id: int,
     seat: int,
@@ -618,35 +680,71 @@ def submit(
     pre: list[tuple[int | None, dict[str, Any]]] | None = None,
 ) -> SubmitResult:
     """Apply ``command`` from ``seat`` (already authorised by the caller) if the game is at
-    ``expected_seq``. Appends the events in one transaction; listeners run after commit.
-    ``pre``: table events appended first, in the same statement (see :class:`Move`).
-    Raises :class:`IllegalMoveError` (incl. :class:`StaleError`, code ``stale``)."""
+    ``expected_seq``. Appends the events in one statement; listeners run after commit (the
+    caller's, inside a transaction). ``pre``: table events appended first, in the same
+    statement (see :meth:`Append.decide`). Raises :class:`IllegalMoveError` (incl.
+    :class:`StaleError`, code ``stale``)."""
     check_expected(expected_seq)
     with _db_lock(game_id):
         e = entry(game_id)
         if expected_seq > e.seq and not e.finished:
             _refresh(e)  # another process may have appended
-        if expected_seq != e.seq:
-            raise StaleError(expected_seq, e.seq)
-        move = Move(e, seat, command, rng or new_rng(), pre)
+        batch = _decided(e, seat, command, expected_seq, rng, pre)
         try:
-            if connection.in_atomic_block:
-                # Inside a caller's transaction: listeners run when that one commits.
-                with transaction.atomic():
-                    _insert(game_id, move.records, e.last_hash, outcome=move.outcome)
-                    if move.outcome is not None:
-                        _finish(game_id, move.outcome.to_json())
-                    transaction.on_commit(move.committed)
-                return SubmitResult(move.records[-1][0], move.records, move.outcome)
-            # Hot path: one autocommitted statement, committed when it returns; then broadcast.
-            _execute_now(move.sql, move.params)
+            append(batch)
         except (IntegrityError, UniqueViolation):
             drop_cache(game_id)
             raise StaleError(expected_seq, current_seq(game_id)) from None
         except Exception:
             drop_cache(game_id)
             raise
-        return move.committed()
+        if connection.in_atomic_block:
+            # Inside a caller's transaction: the cache and listeners when that one commits.
+            transaction.on_commit(batch.committed)
+            return batch.result()
+        return batch.committed()
+
+
+ASYNC_LOCKS: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+"""One asyncio lock per game while :func:`submit_async` holds it (weak: the table does not
+grow with the number of games ever played)."""
+
+
+async def submit_async(
+    game_id: int, seat: int, command: Any, expected_seq: Any
+) -> SubmitResult:
+    """(async face, the event loop) :func:`submit` with the same checks and statement, run
+    on the event loop (:data:`server.games.dbpool.ADB`) when the game is cached and no thread
+    is busy with it, else :func:`submit` on the game's database thread."""
+    check_expected(expected_seq)
+    if not knob("ASYNC_DB", True):
+        return await SHARDS.call(game_id, submit, game_id, seat, command, expected_seq)
+    alock = ASYNC_LOCKS.get(game_id)
+    if alock is None:
+        alock = ASYNC_LOCKS[game_id] = asyncio.Lock()
+    async with alock:
+        e = _cache.get(game_id)
+        tlock = game_lock(game_id)
+        if e is None or expected_seq > e.seq or not tlock.acquire(blocking=False):
+            return await SHARDS.call(game_id, submit, game_id, seat, command, expected_seq)
+        try:
+            batch = _decided(e, seat, command, expected_seq, None, None)
+            try:
+                await ADB.execute(*batch.statements[0])
+            except UniqueViolation:
+                drop_cache(game_id)  # (another process appended that seq first)
+            except Exception:
+                drop_cache(game_id)
+                raise
+            else:
+                return batch.committed()
+        finally:
+            tlock.release()
+        # Outside the game's lock: the database thread that answers may be waiting for it
+        # (a catch-up, a bot's move), and it waited for ever while this held the lock
+        # (tests/test_server_lock_order.py).
+        seq = await SHARDS.call(game_id, current_seq, game_id)
+        raise StaleError(expected_seq, seq)
 
 
 def _committed(
@@ -661,15 +759,22 @@ def _committed(
     _notify(Batch(e.game_id, e, records, state, records[-1][0], outcome))
 
 
-def _finish(game_id: int, outcome: dict[str, Any], at: datetime | None = None) -> None:
-    """Mark the game finished at ``at`` (default: the transaction's ``now()``, the time its
-    last event got)."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "UPDATE games_game SET status = %s, finished_at = coalesce(%s, now()), "
-            "outcome = %s::jsonb WHERE id = %s",
-            [Game.FINISHED, at, json.dumps(outcome), game_id],
-        )
+def start_running(game_id: int) -> None:
+    """(inside the transaction that took the last seat, the game row locked) when the table
+    has time rules, append them again with ``running: true``; clocks start here."""
+    e = entry(game_id, fresh=True)
+    rules = tablerules.rules_in(e.log)
+    if rules is None or rules.get("running"):
+        return
+    ev = {**rules, "running": True}
+    for _ in range(10):
+        try:
+            with transaction.atomic():
+                submit(game_id, 0, None, e.seq, pre=[(None, ev)])
+            return
+        except StaleError:  # a move came in meanwhile (the first seat may move)
+            e = entry(game_id, fresh=True)
+    raise JoinError("the game kept moving while the last seat was taken: try again")
 
 
 def append_result(
@@ -894,12 +999,11 @@ def _store_game(
         game.status = status
         if table is not None and outcome is None:
             # The table's time rules, in the log; they run once every seat is taken.
-            ev = clocks.table_event(table, running=status == Game.LIVE)
+            ev = tablerules.table_event(table, running=status == Game.LIVE)
             records = [*records, (len(records) + 1, None, ev)]
         if records:
-            _insert(game.pk, records, GENESIS, times, outcome)
+            append(Append(game.pk, records, GENESIS, state, outcome, times))
         if outcome is not None:
-            _finish(game.pk, outcome.to_json(), times[-1] if times else None)
             game.refresh_from_db()
         gid = game.pk
         if records:
@@ -928,12 +1032,12 @@ def create_game(
     """Create a game and append its start events. ``seats``: one spec per seat, e.g.
     ``{"kind": "open"}``, ``{"kind": "bot", "level": 2}``, ``{"kind": "user", "username": "ann"}``
     or ``{"kind": "guest", "name": "Bob"}`` (missing seats are open). ``table``: time rules
-    (see :func:`server.games.clocks.parse_rules`; None: none). ``season``: the season of
+    (see :func:`server.games.tablerules.parse_rules`; None: none). ``season``: the season of
     ``league`` the game counts in (a Season or its id; None: none). Guest secrets are on
     ``game.guest_secrets`` ({seat: secret}). Raises OptionsError."""
     cg = _game_kind(kind)
     opts = cg.options(options if options is not None else {})
-    rules = clocks.parse_rules(kind, table)
+    rules = tablerules.parse_rules(kind, table)
     events = cg.start(opts, rng or new_rng())
     records: list[Record] = [(i, None, ev) for i, ev in enumerate(events, start=1)]
     seats = reseat(seats, events)
@@ -1094,7 +1198,7 @@ def join_seat(
         s.save()
         if all(x.filled for x in seats):
             if Game.objects.filter(pk=game_id, status=Game.OPEN).update(status=Game.LIVE):
-                clocks.start_running(game_id)
+                start_running(game_id)
         transaction.on_commit(lambda: _notify_seats(game_id))
         return s.number, secret
 

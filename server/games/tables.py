@@ -32,7 +32,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from . import clocks, store
+from . import store, tablerules
 from .inputs import shown
 from .models import Game, Seat
 
@@ -117,7 +117,7 @@ def _seat_row(g: Game, seat: int) -> Seat:
 def _revoke_sockets(game_id: int, seat: int, reason: str) -> None:
     """(after commit, any thread) tell the sockets holding ``seat`` that it is no longer
     theirs, send them nothing more, and close them (code :data:`RELEASED_CLOSE`)."""
-    from .runtime import HUB
+    from .hub import HUB
 
     loop = HUB.live_loop()
     if loop is None:
@@ -165,7 +165,8 @@ def to_bot(game_id: int, seat: Any, level: Any, user: Any) -> dict[str, Any]:
     """The organiser hands ``seat`` to a bot of ``level`` (None: the kind's default): a
     ``seat_to_bot`` event (``by`` null) and the bot seat row, in one transaction. A player's
     seat keeps its user or guest on the row (see :func:`store.seat_replaced`)."""
-    from .runtime import BOTS, SHARDS
+    from .bots import BOTS
+    from .shards import SHARDS
 
     seat = _seat_number(seat)
     for _ in range(10):
@@ -189,7 +190,7 @@ def to_bot(game_id: int, seat: Any, level: Any, user: Any) -> dict[str, Any]:
                     if Game.objects.filter(pk=game_id, status=Game.OPEN).update(
                         status=Game.LIVE
                     ):
-                        clocks.start_running(game_id)
+                        store.start_running(game_id)
                 transaction.on_commit(lambda: _revoke_sockets(
                     game_id, seat, "the organiser handed this seat to a bot"))
                 transaction.on_commit(lambda: store._notify_seats(game_id))
@@ -281,9 +282,9 @@ def rematch(game_id: int, user: Any, seat: Any, secret: Any) -> dict[str, Any]:
         held = _held_seat(g, user, seat, secret)
         new = Game.objects.filter(rematch_of=g).first()
         if new is None:
-            rules = clocks.table_rules([g.pk]).get(g.pk)
+            rules = tablerules.table_rules([g.pk]).get(g.pk)
             if rules is not None:
-                rules = {k: v for k, v in rules.items() if k in clocks.RULE_KEYS}
+                rules = {k: v for k, v in rules.items() if k in tablerules.RULE_KEYS}
                 if rules.get("clock") is None:
                     rules.pop("increment", None)  # (stored as 0 without a clock)
             new = store.create_game(g.kind, g.options, _specs(g), created_by=g.created_by,
@@ -313,6 +314,6 @@ def rematch_of(game_id: int) -> int | None:
 
 
 def _announce(old_id: int, new_id: int) -> None:
-    from .runtime import HUB
+    from .hub import HUB
 
     HUB.broadcast_threadsafe(old_id, json.dumps({"type": "rematch", "game": new_id}))

@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
-from . import clocks, dbpool, leagues, store, tables
+from . import clocks, dbpool, leagues, store, tablerules, tables
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
@@ -104,11 +104,11 @@ def iso(dt: Any) -> str | None:
 def game_json(
     g: Game, seq: int | None = None, table: dict[int, dict[str, Any]] | None = None
 ) -> dict[str, Any]:
-    """``table``: :func:`clocks.table_rules` of a list of games (else looked up)."""
+    """``table``: :func:`tablerules.table_rules` of a list of games (else looked up)."""
     if seq is None:
         seq = g.events.aggregate(m=Max("seq"))["m"] or 0
     if table is None:
-        table = clocks.table_rules([g.pk])
+        table = tablerules.table_rules([g.pk])
     return {
         "id": g.pk,
         "kind": g.kind,
@@ -239,7 +239,7 @@ def games(request: HttpRequest) -> Any:
         raise ApiError(400, "malformed", "limit must be an integer") from None
     rows = list(qs.order_by("-id")[:limit])
     seqs = last_seqs(rows)
-    table = clocks.table_rules([g.pk for g in rows])
+    table = tablerules.table_rules([g.pk for g in rows])
     return {"games": [game_json(g, seqs.get(g.pk, 0), table) for g in rows]}
 
 

@@ -8,7 +8,7 @@ database of its own, e.g.
 
 Each game is a Teeko game with a real log: its ``start`` event and a ``result`` event
 (``off_board``, results drawn at random by seeded player strength), hash-chained as the
-server appends them."""
+server appends them (through :func:`server.games.store.append`, as every writer)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from django.db import connection, transaction
 from django.test import Client
 
 import core
-from core.api import dumps, result_event
+from core.api import result_event
 from server.games import store
 from server.games.models import Game, League, Seat
 from server.leagues import ratings, standings
@@ -130,7 +130,7 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
                 rows.append(Game(kind="teeko", options=options, num_seats=2,
                                  status=Game.LIVE, league=league, season=season,
                                  code=f"B{base + i:07d}"))
-                specs.append((a, b, at, ev, outcome.to_json()))
+                specs.append((a, b, at, ev, outcome))
             made = Game.objects.bulk_create(rows)
             Game.objects.filter(pk__in=[g.pk for g in made]).update(
                 created_at=now - dt.timedelta(days=400))
@@ -140,18 +140,10 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
                 for g, (a, b, _at, _ev, _o) in zip(made, specs, strict=True)
                 for k, who in ((0, a), (1, b))
             ])
-            with connection.cursor() as cur:
-                params: list[Any] = []
-                for g, (_a, _b, at, ev, out) in zip(made, specs, strict=True):
-                    prev = store.GENESIS
-                    events = [*start, ev]
-                    for seq, event in enumerate(events, start=1):
-                        prev = store.chain_hash(prev, seq, None, event)
-                        ends = dumps(out) if seq == len(events) else None
-                        params.extend(
-                            (g.pk, seq, event["type"], dumps(event), None, at, prev, ends))
-                rows_sql = ",".join([store._INSERT_ROW_AT] * (len(params) // 8))
-                cur.execute(store._INSERT_HEAD + rows_sql, params)
-                for g, (_a, _b, at, _ev, out) in zip(made, specs, strict=True):
-                    store._finish(g.pk, out, at)
+            for g, (_a, _b, at, ev, outcome) in zip(made, specs, strict=True):
+                records: list[store.Record] = [
+                    (seq, None, event) for seq, event in enumerate([*start, ev], start=1)
+                ]
+                store.append(store.Append(g.pk, records, store.GENESIS, None, outcome,
+                                          times=[at] * len(records)))
     return league
