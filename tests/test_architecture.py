@@ -5,6 +5,7 @@ the event log (:mod:`server.games.store`)."""
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from pathlib import Path
 
@@ -133,7 +134,7 @@ def _one_cycle(graph: dict[str, dict[str, int]], comp: list[str]) -> list[str]:
 
 def _describe(graph: dict[str, dict[str, int]], cycle: list[str]) -> str:
     return " -> ".join(
-        f"{a} (line {graph[a][b]})" for a, b in zip(cycle, cycle[1:], strict=False)
+        f"{a} (line {graph[a][b]})" for a, b in itertools.pairwise(cycle)
     ) + f" -> {cycle[-1]}"
 
 

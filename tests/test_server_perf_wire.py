@@ -21,7 +21,8 @@ from test_e2e_server import ahttp, ws_client
 
 from core.api import SPECTATOR
 from server.games import store
-from server.games.runtime import SHARDS, Frame, ws_text_frame
+from server.games.frames import Frame, ws_text_frame
+from server.games.runtime import SHARDS
 
 
 @pytest.mark.parametrize("size", [0, 5, 125, 126, 200, 65535, 65536, 70000])

@@ -306,7 +306,7 @@ def test_which_bot_questions_are_paced(kind: str, settings: Any) -> None:
     """Only decisions made on what only the bot's seat knows (a Teka hand) wait out the
     pace; a question whose existence is secret waits longer and is heard only by its seat
     (which no client holds for a bot)."""
-    from server.games.runtime import BotRunner
+    from server.games.bots import BotRunner
 
     settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_PACE": 1.0, "BOT_SECRET_DELAY": 3.0}
     game = core.GAMES[kind]

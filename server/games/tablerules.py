@@ -11,7 +11,7 @@ from typing import Any
 from django.db import connection
 
 import core
-from core.api import fold
+from core.api import OptionsError, fold
 
 from .inputs import shown
 
