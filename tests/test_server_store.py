@@ -263,3 +263,34 @@ def test_the_store_refuses_an_empty_batch_before_any_sql(server_runtime):
         store.submit(gid, 0, None, seq)
     assert refused.value.code == "malformed"
     assert store.current_seq(gid) == seq
+
+
+def test_an_imported_log_of_several_statements_ends_the_game_at_its_last_event(
+    server_runtime, monkeypatch
+):
+    """A log longer than one statement takes (``INSERT_CHUNK`` events) is appended in one
+    transaction; the last statement carries the outcome and marks the game finished at the
+    last event's time, as one statement does for a move that ends a game."""
+    import datetime as dt
+
+    played = store.create_game("teeko", {"move_cap": 120}, guests(2))
+    play_random(played.pk, 200)
+    played.refresh_from_db()
+    assert played.status == Game.FINISHED
+    log = [ev for _seq, _seat, ev in store.records(played.pk)]
+    assert len(log) > 7
+    monkeypatch.setattr(store, "INSERT_CHUNK", 3)
+    t0 = dt.datetime(2026, 1, 2, 20, 0, tzinfo=dt.UTC)
+    times = [t0 + dt.timedelta(seconds=10 * i) for i in range(len(log))]
+    batch = store.Append(0, [(i, None, ev) for i, ev in enumerate(log, start=1)],
+                         store.GENESIS, None, None, times)
+    assert len(batch.statements) == -(-len(log) // 3)
+    game = store.import_game("teeko", None, guests(2), log, times=times)
+    game.refresh_from_db()
+    assert game.status == Game.FINISHED and game.outcome == played.outcome
+    assert game.created_at == times[0] and game.finished_at == times[-1]
+    assert Event.objects.filter(game=game).count() == len(log)
+    assert list(Event.objects.filter(game=game).filter(outcome__isnull=False).values_list(
+        "seq", flat=True)) == [len(log)]
+    report = store.verify_chain(game.pk)
+    assert report.ok and report.events == len(log)
