@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.test import Client
 
 import core
+from core import upcast
 from core.api import dumps, result_event
 from server.games import store
 from server.games.models import Game, League, Seat
@@ -145,12 +146,14 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
                 for g, (_a, _b, at, ev, out) in zip(made, specs, strict=True):
                     prev = store.GENESIS
                     events = [*start, ev]
+                    version = upcast.current("teeko")
                     for seq, event in enumerate(events, start=1):
-                        prev = store.chain_hash(prev, seq, None, event)
+                        prev = store.chain_hash(prev, seq, None, event, version)
                         ends = dumps(out) if seq == len(events) else None
                         params.extend(
-                            (g.pk, seq, event["type"], dumps(event), None, at, prev, ends))
-                rows_sql = ",".join([store._INSERT_ROW_AT] * (len(params) // 8))
+                            (g.pk, seq, event["type"], dumps(event), None, at, prev, ends,
+                             version))
+                rows_sql = ",".join([store._INSERT_ROW_AT] * (len(params) // 9))
                 cur.execute(store._INSERT_HEAD + rows_sql, params)
                 for g, (_a, _b, at, _ev, out) in zip(made, specs, strict=True):
                     store._finish(g.pk, out, at)
