@@ -30,8 +30,7 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core import GAMES  # noqa: E402
-from core import upcast  # noqa: E402
+from core import GAMES, upcast  # noqa: E402
 from core.api import META_COMMANDS, apply, dumps, fold  # noqa: E402
 
 LEAGUES = [

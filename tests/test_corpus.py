@@ -91,7 +91,7 @@ def test_every_chain_reaches_its_current_version() -> None:
 
 
 def test_a_log_of_an_unknown_version_is_refused_not_folded() -> None:
-    head, records = read(CORPUS / "teeko-resign.jsonl")
+    _head, records = read(CORPUS / "teeko-resign.jsonl")
     newer = upcast.current("teeko") + 1
     log = stored(records)
     log[5] = (newer, log[5][1])

@@ -7,9 +7,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from core import upcast
 from client_kivy.vm.net import Api, ApiError, RemoteSession
 from client_kivy.vm.session import Post, ReplayModel
+from core import upcast
 
 Obj = dict[str, Any]
 
@@ -264,8 +264,8 @@ class Lobby:
                         "kind": s.get("kind")} for s in game.get("seats", [])]
             # each event in today's version: a record says its own ("v"), else the answer's
             kind = str(header["kind"])
-            events = upcast.upcast_log(kind, [(r.get("v", header.get("version", upcast.FIRST)),
-                                               r["event"]) for r in records])
+            default: Any = header.get("version", upcast.FIRST)
+            events = upcast.upcast_log(kind, [(r.get("v", default), r["event"]) for r in records])
             return ReplayModel(kind, events, players)
 
         self._run(work, done)
