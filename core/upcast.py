@@ -58,21 +58,22 @@ def check(kind: str, version: Any) -> int:
     return version
 
 
-def upcast(kind: str, version: int, event: Obj) -> Obj:
+def upcast(kind: str, version: Any, event: Obj) -> Obj:
     """``event``, stored at ``version``, in the current version of ``kind``'s events (the
-    same object when it is current). Raises :class:`EventVersionError`."""
+    same object when it is current). Raises :class:`EventVersionError`. (``version: Any``:
+    a wrong type is this error, compiled too.)"""
     now = current(kind)
-    if version == now:
+    first = check(kind, version)
+    if first == now:
         return event
-    check(kind, version)
     steps = UPCASTERS.get(kind, [])
     out = event
-    for v in range(version, now):
+    for v in range(first, now):
         out = steps[v - FIRST](out)
     return out
 
 
-def upcast_log(kind: str, stored: Iterable[tuple[int, Obj]]) -> list[Obj]:
+def upcast_log(kind: str, stored: Iterable[tuple[Any, Obj]]) -> list[Obj]:
     """The events of a stored log, ``(version, event)`` pairs in order, in the current
     version. Raises :class:`EventVersionError` naming the first event (from 1) that cannot
     be read, before any is folded."""
@@ -85,7 +86,7 @@ def upcast_log(kind: str, stored: Iterable[tuple[int, Obj]]) -> list[Obj]:
     return out
 
 
-def fold_stored(game: Game, stored: Iterable[tuple[int, Obj]]) -> Any:
+def fold_stored(game: Game, stored: Iterable[tuple[Any, Obj]]) -> Any:
     """The state a stored log of ``game`` (``(version, event)`` pairs) folds to."""
     state = game.initial()
     for event in upcast_log(game.name, stored):
