@@ -6,6 +6,7 @@ reads is refused with a clear error, never folded."""
 from __future__ import annotations
 
 import json
+from random import Random
 from typing import Any
 
 import psycopg
@@ -181,3 +182,31 @@ def test_the_server_role_may_insert_the_version(server_runtime):
                      [game.pk, 2, "placed", json.dumps(ev), 0, h, None, 1])
     store.drop_cache()
     assert store.verify_chain(game.pk).ok and versions(game.pk) == [upcast.current("teeko"), 1]
+
+
+def test_the_migration_gives_every_existing_event_version_1(server_runtime):
+    """Migration 0009 on a database with events stored before it: each row gets version 1
+    (no row rewritten: the append-only triggers stay as they are and keep refusing), the
+    chains still verify and the games load."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    game = store.create_game("teeko", {"move_cap": 30}, guests(2))
+    play_random(game.pk, 5)
+    e = store.entry(game.pk)
+    seq, head, seat = e.seq, e.last_hash, e.game.to_act(e.state)[0]
+    ev = e.game.decide(e.state, seat, e.game.legal_commands(e.state, seat)[0], Random(0))[0]
+    MigrationExecutor(connection).migrate([("games", "0008_event_outcome")])
+    try:
+        with connection.cursor() as cur:  # (an append by the release before versions)
+            cur.execute("INSERT INTO games_event (game_id, seq, type, payload, seat, "
+                        "created_at, hash, outcome) VALUES (%s, %s, %s, %s::jsonb, %s, now(), "
+                        "%s, NULL)", [game.pk, seq + 1, ev["type"], dumps(ev), seat,
+                                      store.chain_hash(head, seq + 1, seat, ev)])
+    finally:
+        MigrationExecutor(connection).migrate([("games", "0009_event_version")])
+    assert versions(game.pk) == [1] * (seq + 1)
+    store.drop_cache()
+    assert store.verify_chain(game.pk).ok and store.entry(game.pk).seq == seq + 1
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("UPDATE games_event SET version = 1 WHERE game_id = %s", [game.pk])
