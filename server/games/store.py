@@ -1062,7 +1062,8 @@ def import_game(
             raise OptionsError(f"event {i}: seat must be an integer or null")
         ev = json.loads(dumps(ev))
         try:
-            now = upcast.upcast(kind, upcast.check(kind, version), ev)
+            version = upcast.check(kind, version)
+            now = upcast.upcast(kind, version, ev)
         except EventVersionError as exc:
             raise OptionsError(f"event {i}: {exc}") from None
         if i == 1 and now["type"] != "start":
