@@ -15,7 +15,7 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty
 from kivy.uix.screenmanager import FadeTransition, ScreenManager
 
-from client_kivy.vm.session import LocalSession, ReplayModel, Session
+from client_kivy.vm.session import LocalSession, ReplayModel, Session, saved_events
 from client_kivy.vm.settings import Settings
 from client_kivy.vm.store import LocalStore
 
@@ -290,7 +290,7 @@ class GamenightApp(App):
     def open_saved(self, game_id: str) -> None:
         record = self.store.load(game_id)
         if record.get("finished"):
-            model = ReplayModel(record["game"], record["events"], record.get("players"))
+            model = ReplayModel(record["game"], saved_events(record), record.get("players"))
             self.open_replay(model, table_title(record["game"], record["players"]), "saved")
             return
         session = LocalSession(record["game"], record["players"], record=record,

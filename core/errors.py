@@ -27,3 +27,9 @@ class IllegalMoveError(ValueError):
 
 class OptionsError(ValueError):
     """Table options that are unknown, of the wrong type or out of range."""
+
+
+class EventVersionError(ValueError):
+    """A stored event whose schema version this core cannot read: not a version number, or
+    newer than the game's current one (a newer gamenight wrote it). Such a log is refused,
+    never folded."""

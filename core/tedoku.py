@@ -440,7 +440,8 @@ class TedokuGame(Game):
             s.result = dict(event)
             return s
         if kind == "start":
-            opts = self.options(event["options"])
+            # (the options as validated by ``start``: never re-validated, see teeko.py)
+            opts: Obj = dict(event["options"])
             n = int(opts["seats"])
             s.started = True
             s.seats = n

@@ -428,7 +428,9 @@ class TeekoGame(Game):
         elif kind == "draw_declined" or kind == "draw_accepted" or kind == "resigned":
             n.draw_offer = NO_SEAT
         elif kind == "start":
-            opts = self.options(event["options"])
+            # The options as validated when the game was created (``start``): never
+            # re-validated, so a stored log folds whatever today's validator says.
+            opts: Obj = dict(event["options"])
             n = TeekoState()
             n.started = True
             n.options = opts

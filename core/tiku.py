@@ -598,7 +598,8 @@ class TikuGame(Game):
             n.turn = seat
         elif kind == "start":
             n = TikuState()
-            _set_options(n, _check_options(event["options"]))
+            # (the options as validated by ``start``: never re-validated, see teeko.py)
+            _set_options(n, dict(event["options"]))
             _fresh_board(n)
         else:
             raise ValueError(f"unknown Tiku event type {kind!r}")

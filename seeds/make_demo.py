@@ -8,8 +8,9 @@ Each match is played by the rules core itself: seeded random legal moves (meta c
 as ``resign`` are left out unless nothing else is legal), ``random.Random(seed)`` for every
 choice and for the game's own chance, so a run reproduces the files byte for byte. A match
 file is a JSON-lines event log, one record per line in canonical JSON:
-``{"seat": <seat whose command produced it, or null>, "event": {...}}`` (the form the server's
-log export and ``server.games.store.import_game`` use); ``demo.json`` lists
+``{"seat": <seat whose command produced it, or null>, "event": {...}, "v": <the event's schema
+version, core.upcast>}`` (the form the server's log export and
+``server.games.store.import_game`` use); ``demo.json`` lists
 the leagues (one per game), the players and, per match, its game, options, seats, seed and
 recorded outcome.
 The logs double as replay fixtures (tests/test_ops_seeds.py folds each one).
@@ -29,7 +30,7 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core import GAMES  # noqa: E402
+from core import GAMES, upcast  # noqa: E402
 from core.api import META_COMMANDS, apply, dumps, fold  # noqa: E402
 
 LEAGUES = [
@@ -65,12 +66,14 @@ MAX_COMMANDS = 20_000
 
 
 def play(kind: str, raw_options: dict[str, Any], seed: int) -> tuple[dict[str, Any], list[Any]]:
-    """Options and the full log of one seeded random game: records ``{"seat", "event"}``
+    """Options and the full log of one seeded random game: records ``{"seat", "event", "v"}``
     (``seat`` is the seat whose command produced the event, ``null`` for start events)."""
     game = GAMES[kind]
     rng = Random(seed)
     options = game.options(raw_options)
-    records: list[dict[str, Any]] = [{"seat": None, "event": e} for e in game.start(options, rng)]
+    v = upcast.current(kind)
+    records: list[dict[str, Any]] = [{"seat": None, "event": e, "v": v}
+                                     for e in game.start(options, rng)]
     state = fold(game, [r["event"] for r in records])
     for _ in range(MAX_COMMANDS):
         if game.outcome(state) is not None:
@@ -84,7 +87,7 @@ def play(kind: str, raw_options: dict[str, Any], seed: int) -> tuple[dict[str, A
         if not moves:
             break
         state, new = apply(game, state, seat, rng.choice(moves), rng)
-        records.extend({"seat": seat, "event": e} for e in new)
+        records.extend({"seat": seat, "event": e, "v": v} for e in new)
     return options, records
 
 

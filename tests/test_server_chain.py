@@ -283,7 +283,7 @@ def test_no_event_follows_the_end_and_the_outcome_is_the_logs(server_runtime, cl
     with pytest.raises(DatabaseError, match="no event follows its end"):
         with transaction.atomic(), connection.cursor() as cur:
             cur.execute(store._INSERT_HEAD + store._INSERT_ROW,
-                        [game.pk, seq, "result", json.dumps(ev), None, h, None])
+                        [game.pk, seq, "result", json.dumps(ev), None, h, None, 1])
     for sql in (
         "UPDATE games_game SET outcome = '{\"winners\": [1], \"reason\": \"x\"}' WHERE id = %s",
         "UPDATE games_game SET outcome = NULL WHERE id = %s",

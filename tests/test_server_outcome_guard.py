@@ -60,12 +60,13 @@ def the_end_is_the_logs(game_id: int, client: Any) -> None:
 
 
 def next_row(game_id: int, event: dict[str, Any], outcome: Any) -> list[Any]:
-    """The INSERT parameters of the game's next event, with a correct seq and hash."""
+    """The INSERT parameters of the game's next event, with a correct seq and hash (a
+    first-version event)."""
     report = store.verify_chain(game_id)
     seq = report.events + 1
     h = store.chain_hash(report.head or store.GENESIS, seq, None, event)
     return [game_id, seq, event["type"], json.dumps(event), None, h,
-            None if outcome is None else json.dumps(outcome)]
+            None if outcome is None else json.dumps(outcome), 1]
 
 
 RESULT = {"type": "result", "winners": [1], "reason": "adjudicated", "scores": []}
@@ -100,7 +101,7 @@ def test_the_server_role_cannot_write_an_outcome_its_log_does_not_end_with(
             h = store.chain_hash(first[5], first[1] + 1, None, ev)
             app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW, first)
             app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
-                             [live.pk, first[1] + 1, "placed", json.dumps(ev), None, h, None])
+                             [live.pk, first[1] + 1, "placed", json.dumps(ev), None, h, None, 1])
             app_conn.execute("UPDATE games_game SET status = 'finished', outcome = %s::jsonb "
                              "WHERE id = %s", (json.dumps(WRONG), live.pk))
     # nothing of it stayed: the game plays on and ends as its moves end it

@@ -9,6 +9,7 @@ from typing import Any
 
 from client_kivy.vm.net import Api, ApiError, RemoteSession
 from client_kivy.vm.session import Post, ReplayModel
+from core import upcast
 
 Obj = dict[str, Any]
 
@@ -257,10 +258,15 @@ class Lobby:
             except ApiError:
                 answer = api.state(int(game["id"]), events=True)
                 records = answer.get("events") or []
-                header = {"kind": answer.get("kind", game.get("kind"))}
+                header = {"kind": answer.get("kind", game.get("kind")),
+                          "version": answer.get("version", upcast.FIRST)}
             players = [{"name": s.get("name") or f"Seat {s.get('seat', 0) + 1}",
                         "kind": s.get("kind")} for s in game.get("seats", [])]
-            return ReplayModel(str(header["kind"]), [r["event"] for r in records], players)
+            # each event in today's version: a record says its own ("v"), else the answer's
+            kind = str(header["kind"])
+            default: Any = header.get("version", upcast.FIRST)
+            events = upcast.upcast_log(kind, [(r.get("v", default), r["event"]) for r in records])
+            return ReplayModel(kind, events, players)
 
         self._run(work, done)
 

@@ -18,6 +18,7 @@ from random import Random
 from typing import Any
 
 import core
+from core import upcast
 from core.api import ALL, SPECTATOR, Game, IllegalMoveError, fold
 from core.words import describe
 
@@ -282,7 +283,8 @@ class LocalSession(Session):
         if record is not None:
             self.record = record
             self.players = list(record["players"])
-            self.events = list(record["events"])
+            self.events = saved_events(record)
+            record["version"] = upcast.current(game_name)  # (saved again in today's version)
             self.options = dict(record.get("options", {}))
         else:
             self.options = self.game.options({**(options or {}), "seats": len(players)}
@@ -299,6 +301,7 @@ class LocalSession(Session):
                 "id": store.new_id() if store is not None else "",
                 "game": game_name, "options": self.options, "players": self.players,
                 "events": self.events, "finished": False, "outcome": None,
+                "version": upcast.current(game_name),
             }
             self.record["created"] = time.time()
         self.state = fold(self.game, self.events)
@@ -597,6 +600,13 @@ def _public(view: Any) -> Any:
     if isinstance(view, list):
         return [_public(v) for v in view]
     return view
+
+
+def saved_events(record: Obj) -> list[Obj]:
+    """A saved game's events in today's version (through the upcasters, ``core.upcast``): a
+    record says the schema version its events are in (none: saved before versions, 1)."""
+    version = record.get("version", upcast.FIRST)
+    return upcast.upcast_log(str(record["game"]), [(version, e) for e in record["events"]])
 
 
 class ReplayModel:

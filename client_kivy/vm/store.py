@@ -1,8 +1,10 @@
 """Games kept on the device: one JSON file per game holding its event log.
 
 A record: ``{"id", "game", "options", "players": [{"name", "kind": "human"|"bot", "level"}],
-"events": [...], "created", "updated", "finished", "outcome"}``. The events carry all chance
-(shuffles, rolls), so folding them with the core rebuilds the game exactly.
+"events": [...], "version", "created", "updated", "finished", "outcome"}``. The events carry
+all chance (shuffles, rolls), so folding them with the core rebuilds the game exactly;
+``version`` is their schema version (``core.upcast``; a record without one: 1), so a record
+saved by an older app folds through the upcasters (``session.saved_events``).
 """
 
 from __future__ import annotations

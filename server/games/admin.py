@@ -9,6 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 import core
+from core import upcast
 from core.api import ALL, SPECTATOR
 from server.leagues import club_admin
 
@@ -145,7 +146,8 @@ class EventAdmin(admin.ModelAdmin):
     list_select_related = ("game",)
     search_fields = ("game__id",)
     fields = (
-        "game", "seq", "type", "shown_seat", "shown_event", "outcome", "created_at", "shown_hash"
+        "game", "seq", "type", "shown_seat", "shown_event", "version", "outcome", "created_at",
+        "shown_hash",
     )
     readonly_fields = fields
     ALLOWED_LOOKUPS = frozenset(
@@ -165,11 +167,13 @@ class EventAdmin(admin.ModelAdmin):
 
     @staticmethod
     def record(obj: Event) -> dict[str, Any]:
-        """The event's record as the admin may show it now (see the class docstring)."""
+        """The event's record as the admin may show it now (see the class docstring): a
+        finished game's as stored (in its ``version``), a live one's redacted by today's core,
+        so read in today's version first (``core.upcast``)."""
         viewer = ALL if obj.game.status == Game.FINISHED else SPECTATOR
-        return store.redact_record(
-            core.GAMES[obj.game.kind], obj.seq, obj.seat, obj.payload, viewer
-        )
+        event = obj.payload if viewer == ALL else upcast.upcast(obj.game.kind, obj.version,
+                                                                 obj.payload)
+        return store.redact_record(core.GAMES[obj.game.kind], obj.seq, obj.seat, event, viewer)
 
     @admin.display(description="seat")
     def shown_seat(self, obj: Event) -> Any:

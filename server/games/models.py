@@ -161,10 +161,15 @@ class Event(models.Model):
     # The game's outcome on the event that ends it (NULL on every other event): what the
     # game row's outcome must equal (migration 0008). Derived from the log, so not hashed.
     outcome = models.JSONField(null=True, blank=True)
+    # The schema version of the payload (core.upcast; migration 0009): what it was written in.
+    version = models.PositiveSmallIntegerField()
 
     class Meta:
         ordering = ["game", "seq"]
-        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="event_game_seq")]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seq"], name="event_game_seq"),
+            models.CheckConstraint(condition=models.Q(version__gte=1), name="event_version_from_1"),
+        ]
 
     def __str__(self) -> str:
         return f"game {self.game_id} #{self.seq} {self.type}"

@@ -38,8 +38,10 @@ from django.db import IntegrityError, connection, transaction
 from psycopg.errors import UniqueViolation
 
 import core
+from core import upcast
 from core.api import ALL, IllegalMoveError, OptionsError, dumps
 from core.api import Game as CoreGame
+from core.errors import EventVersionError
 
 from . import tablerules
 from .dbpool import ADB, knob
@@ -93,17 +95,24 @@ class JoinError(ValueError):
 # --------------------------------------------------------------------------- hash chain
 
 
-def chain_hash(prev: str, seq: int, seat: int | None, event: dict[str, Any]) -> str:
+def chain_hash(
+    prev: str, seq: int, seat: int | None, event: dict[str, Any], version: int = upcast.FIRST
+) -> str:
     """sha256 of the previous hash + canonical JSON of the event record
-    (``dumps({"seq": seq, "seat": seat, "event": event})``)."""
-    return chain_hash_json(prev, seq, seat, dumps(event))
+    (``dumps({"seq": seq, "seat": seat, "event": event})``, with ``"v": version`` when the
+    event's schema version is not the first: the chain vouches for the format an event is
+    read in, and the hashes of first-version events are what they always were)."""
+    return chain_hash_json(prev, seq, seat, dumps(event), version)
 
 
-def chain_hash_json(prev: str, seq: int, seat: int | None, event_json: str) -> str:
+def chain_hash_json(
+    prev: str, seq: int, seat: int | None, event_json: str, version: int = upcast.FIRST
+) -> str:
     """:func:`chain_hash` given ``dumps(event)``: the record's canonical JSON has its keys
-    sorted (event, seat, seq), so it is assembled around the event's JSON."""
+    sorted (event, seat, seq, v), so it is assembled around the event's JSON."""
     seat_json = "null" if seat is None else str(int(seat))
-    body = f'{{"event":{event_json},"seat":{seat_json},"seq":{int(seq)}}}'
+    v = "" if version == upcast.FIRST else f',"v":{int(version)}'
+    body = f'{{"event":{event_json},"seat":{seat_json},"seq":{int(seq)}{v}}}'
     return hashlib.sha256((prev + body).encode()).hexdigest()
 
 
@@ -117,6 +126,8 @@ class ChainReport:
     """The hash of the last event (None for a game without events)."""
     hashes: list[str] = field(default_factory=list, repr=False)
     """Every event's hash, seq 1 first (for checks against an export)."""
+    versions: list[int] = field(default_factory=list)
+    """The schema versions the log's events are stored in (``core.upcast``), each once."""
 
     def __bool__(self) -> bool:
         """A report is no truth value: ``if report`` (always true) read as "the chain is
@@ -130,6 +141,7 @@ class ChainReport:
             "head": self.head,
             "bad_seq": self.bad_seq,
             "reason": self.reason,
+            "versions": self.versions,
         }
 
 
@@ -140,8 +152,8 @@ def verify_chain(game_id: int) -> ChainReport:
     longer ends at the recorded head."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT seq, seat, type, payload::text, hash, outcome::text FROM games_event "
-            "WHERE game_id = %s ORDER BY seq",
+            "SELECT seq, seat, type, payload::text, hash, outcome::text, version "
+            "FROM games_event WHERE game_id = %s ORDER BY seq",
             [game_id],
         )
         rows = cur.fetchall()
@@ -153,13 +165,13 @@ def verify_chain(game_id: int) -> ChainReport:
     hashes: list[str] = []
     n = len(rows)
     last = rows[-1][4] if rows else None
-    for i, (seq, seat, typ, payload, h, _ended) in enumerate(rows, start=1):
+    for i, (seq, seat, typ, payload, h, _ended, version) in enumerate(rows, start=1):
         if seq != i:
             return ChainReport(False, n, i, f"sequence gap: expected {i}, found {seq}", last)
         event = json.loads(payload)
         if event.get("type") != typ:
             return ChainReport(False, n, seq, "type column differs from the payload", last)
-        want = chain_hash(prev, seq, seat, event)
+        want = chain_hash(prev, seq, seat, event, version)
         if not hmac.compare_digest(want, h):
             return ChainReport(False, n, seq, "hash mismatch: event or chain edited", last)
         hashes.append(h)
@@ -179,13 +191,19 @@ def verify_chain(game_id: int) -> ChainReport:
             False, n, n, "the last event's hash differs from the recorded chain head "
             "(history rewritten)", last,
         )
+    versions = sorted({int(r[6]) for r in rows})
     if stored is not None:
         ended = [r[5] for r in rows]
-        wrong = _outcome_differs(stored, [json.loads(r[3]) for r in rows], ended)
+        try:
+            events = upcast.upcast_log(str(stored[0]), [(r[6], json.loads(r[3])) for r in rows])
+        except EventVersionError as exc:
+            return ChainReport(False, n, None, f"the log cannot be folded: {exc}", last,
+                               versions=versions)
+        wrong = _outcome_differs(stored, events, ended)
         if wrong:
             bad = next((r[0] for r in rows[:-1] if r[5] is not None), n)
-            return ChainReport(False, n, bad, wrong, last)
-    return ChainReport(True, n, head=last, hashes=hashes)
+            return ChainReport(False, n, bad, wrong, last, versions=versions)
+    return ChainReport(True, n, head=last, hashes=hashes, versions=versions)
 
 
 def _outcome_differs(
@@ -193,7 +211,7 @@ def _outcome_differs(
 ) -> str:
     """Why the game row's status and outcome, or the outcome its events carry (``ended``, the
     ``outcome`` column: NULL but on the last event of a finished game), are not those of
-    its log's fold, or ``""``."""
+    its log's fold, or ``""``. ``events``: the log in the current version (upcast)."""
     from core.api import fold
 
     kind, status, outcome = stored
@@ -349,15 +367,22 @@ def _decode(payload: Any) -> dict[str, Any]:
     return out
 
 
-def _fetch_records(game_id: int, after: int) -> tuple[list[Record], list[str]]:
+def _fetch_records(game_id: int, after: int, kind: str) -> tuple[list[Record], list[str]]:
+    """The game's stored events after seq ``after``, each upcast to the current version of
+    ``kind``'s events (what the core folds and clients are sent), and their hashes. Raises
+    EventVersionError (a newer release wrote the log), before any is folded."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT seq, seat, payload::text, hash FROM games_event "
+            "SELECT seq, seat, payload::text, hash, version FROM games_event "
             "WHERE game_id = %s AND seq > %s ORDER BY seq",
             [game_id, after],
         )
         rows = cur.fetchall()
-    return [(r[0], r[1], json.loads(r[2])) for r in rows], [r[3] for r in rows]
+    try:
+        events = upcast.upcast_log(kind, [(r[4], json.loads(r[2])) for r in rows])
+    except EventVersionError as exc:
+        raise EventVersionError(f"game {game_id}: {exc}") from None
+    return [(r[0], r[1], ev) for r, ev in zip(rows, events, strict=True)], [r[3] for r in rows]
 
 
 def _load(game_id: int) -> Entry:
@@ -368,7 +393,7 @@ def _load(game_id: int) -> Entry:
         raise NotFound(f"no game {game_id}")
     kind, num_seats, _status = row
     game = core.GAMES[kind]
-    records, hashes = _fetch_records(game_id, 0)
+    records, hashes = _fetch_records(game_id, 0, kind)
     state = game.initial()
     snapshots: dict[int, Any] = {}
     evolve = game.evolve
@@ -423,7 +448,7 @@ def entry(game_id: int, *, fresh: bool = False) -> Entry:
 
 
 def _refresh(e: Entry) -> None:
-    records, hashes = _fetch_records(e.game_id, e.seq)
+    records, hashes = _fetch_records(e.game_id, e.seq, e.kind)
     if records:
         state = e.state
         for _seq, _seat, event in records:
@@ -483,13 +508,14 @@ def _notify_seats(game_id: int) -> None:
 # seq another one took first fails, and the faces say so as :class:`StaleError`.
 
 _INSERT_HEAD = (
-    "INSERT INTO games_event (game_id, seq, type, payload, seat, created_at, hash, outcome) "
-    "VALUES "
+    "INSERT INTO games_event "
+    "(game_id, seq, type, payload, seat, created_at, hash, outcome, version) VALUES "
 )
-_INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s, %s::jsonb)"
-_INSERT_ROW_AT = "(%s, %s, %s, %s::jsonb, %s, %s, %s, %s::jsonb)"
-"""A row's last value is the game's outcome (JSON) on the event that ends it, else NULL: the
-database refuses a game's outcome that its last event does not carry (migration 0008)."""
+_INSERT_ROW = "(%s, %s, %s, %s::jsonb, %s, now(), %s, %s::jsonb, %s)"
+_INSERT_ROW_AT = "(%s, %s, %s, %s::jsonb, %s, %s, %s, %s::jsonb, %s)"
+"""A row's outcome is the game's outcome (JSON) on the event that ends it, else NULL: the
+database refuses a game's outcome that its last event does not carry (migration 0008). Its
+last value is the event's schema version (``core.upcast``; migration 0009)."""
 
 
 INSERT_CHUNK = 1000
@@ -510,15 +536,20 @@ def _statements(
     prev: str,
     outcome: Any,
     times: list[datetime] | None = None,
+    versions: list[int] | None = None,
 ) -> tuple[list[tuple[str, list[Any]]], list[str]]:
     """The SQL that appends ``records`` after the event whose hash is ``prev``, and the
     events' hashes. One multi-row INSERT per :data:`INSERT_CHUNK` events; each row's
     ``created_at`` is the transaction's ``now()``, or ``times`` (an imported log's).
     ``outcome``: the core's outcome the events end the game with (None: it goes on), put on
     the last event; the last statement then also marks the game finished, at the last
-    event's time."""
+    event's time. ``versions``: each event's schema version (an imported log's, as
+    recorded); None: the current version of the game's kind (read from its row)."""
     if not records:
         raise EmptyBatch("no events to append")
+    if versions is None:
+        kind = Game.objects.filter(pk=game_id).values_list("kind", flat=True).first()
+        versions = [upcast.current(kind or "")] * len(records)
     row = _INSERT_ROW if times is None else _INSERT_ROW_AT
     out = _outcome_json(outcome)
     end = len(records) - 1
@@ -529,11 +560,11 @@ def _statements(
         params: list[Any] = []
         for i, (seq, seat, event) in enumerate(chunk, start=start):
             payload = dumps(event)
-            prev = chain_hash_json(prev, seq, seat, payload)
+            prev = chain_hash_json(prev, seq, seat, payload, versions[i])
             hashes.append(prev)
             at = () if times is None else (times[i],)
             params.extend((game_id, seq, event["type"], payload, seat, *at, prev,
-                           out if i == end else None))
+                           out if i == end else None, versions[i]))
         statements.append((_INSERT_HEAD + ",".join([row] * len(chunk)), params))
     if out is not None:
         sql, params = statements[-1]
@@ -585,13 +616,14 @@ class Append:
         outcome: Any,
         times: list[datetime] | None = None,
         entry: Entry | None = None,
+        versions: list[int] | None = None,
     ) -> None:
         self.game_id = game_id
         self.records = records
         self.state = state
         self.outcome = outcome
         self.entry = entry
-        self.statements, self.hashes = _statements(game_id, records, prev, outcome, times)
+        self.statements, self.hashes = _statements(game_id, records, prev, outcome, times, versions)
 
     @classmethod
     def decide(
@@ -619,7 +651,8 @@ class Append:
         if len(pairs) > INSERT_CHUNK:  # (one statement, autocommitted or on the event loop)
             raise IllegalMoveError("malformed", f"a command makes at most {INSERT_CHUNK} events")
         records: list[Record] = [(e.seq + i, s, ev) for i, (s, ev) in enumerate(pairs, start=1)]
-        return cls(e.game_id, records, e.last_hash, state, game.outcome(state), entry=e)
+        return cls(e.game_id, records, e.last_hash, state, game.outcome(state), entry=e,
+                   versions=[upcast.current(e.kind)] * len(records))
 
     def result(self) -> SubmitResult:
         return SubmitResult(self.records[-1][0], self.records, self.outcome)
@@ -966,11 +999,14 @@ def _store_game(
     created_at: datetime | None = None,
     table: dict[str, Any] | None = None,
     season: Any = None,
+    versions: list[int] | None = None,
 ) -> tuple[Game, dict[int, str]]:
     """Store a new game with its first ``records``. Times: the game's ``created_at`` and its
     events' are the transaction's ``now()`` (so the game is never created after its first
-    event), or ``created_at`` and ``times`` as given (an imported log)."""
+    event), or ``created_at`` and ``times`` as given (an imported log). ``versions``: the
+    records' schema versions as recorded (an imported log; default: today's)."""
     cg = core.GAMES[kind]
+    versions = list(versions or [upcast.current(kind)] * len(records))
     n = int(options["seats"])
     outcome = cg.outcome(state) if records else None
     with transaction.atomic():
@@ -1001,8 +1037,9 @@ def _store_game(
             # The table's time rules, in the log; they run once every seat is taken.
             ev = tablerules.table_event(table, running=status == Game.LIVE)
             records = [*records, (len(records) + 1, None, ev)]
+            versions.append(upcast.current(kind))
         if records:
-            append(Append(game.pk, records, GENESIS, state, outcome, times))
+            append(Append(game.pk, records, GENESIS, state, outcome, times, versions=versions))
         if outcome is not None:
             game.refresh_from_db()
         gid = game.pk
@@ -1095,19 +1132,26 @@ def import_game(
     season: Any = None,
 ) -> Game:
     """Store a recorded log (with its hash chain). ``events`` are event objects, or records
-    ``{"seat": s, "event": {...}}`` as exported by the HTTP log endpoint. The log is checked by
-    folding it; the stored options are the start event's when ``options`` is None.
+    ``{"seat": s, "event": {...}, "v": version}`` as exported by the HTTP log endpoint. Each
+    event is stored as recorded, in its schema version: a record's ``"v"`` (1 when it has
+    none, as in exports made before versions), today's for an event object (made by today's
+    code, as the demo data and tests make them); the log is checked by folding it through the
+    upcasters (:mod:`core.upcast`), its start events' options (in today's version) by the
+    game's validator. The stored options are the start event's when ``options`` is None.
 
     Times: ``times`` (one per event, in order), else the records' ``"time"`` (ISO 8601, as
     the log export writes them) when every record has one, else now. The game is created at
     ``created_at`` (default: its first event's time) and finished at its last event's."""
     cg = _game_kind(kind)
     records: list[Record] = []
+    versions: list[int] = []
     found: list[datetime] = []
     state = cg.initial()
     for i, item in enumerate(events, start=1):
+        version: Any = upcast.current(kind)  # (an event object: written by today's code)
         if isinstance(item, dict) and "event" in item and "type" not in item:
             seat, ev = item.get("seat"), item["event"]
+            version = item.get("v", upcast.FIRST)
             if isinstance(item.get("time"), str):
                 try:
                     found.append(datetime.fromisoformat(item["time"]))
@@ -1121,14 +1165,24 @@ def import_game(
             raise OptionsError(f"event {i}: seat must be an integer or null")
         ev = json.loads(dumps(ev))
         try:
-            state = cg.evolve(state, ev)
+            version = upcast.check(kind, version)
+            now = upcast.upcast(kind, version, ev)
+        except EventVersionError as exc:
+            raise OptionsError(f"event {i}: {exc}") from None
+        if i == 1 and now["type"] != "start":
+            raise OptionsError("a log begins with a start event")
+        if now["type"] == "start":
+            _check_start_options(cg, i, now.get("options"))
+            if options is None:
+                options = now["options"]
+        try:
+            state = cg.evolve(state, now)
         except Exception as exc:
             raise OptionsError(f"event {i} does not apply: {exc}") from exc
         records.append((i, seat, ev))
-    if not records or records[0][2]["type"] != "start":
+        versions.append(version)
+    if not records:
         raise OptionsError("a log begins with a start event")
-    if options is None:
-        options = records[0][2].get("options", {})
     opts = cg.options(options)
     if times is None and len(found) == len(records):
         times = found
@@ -1141,10 +1195,24 @@ def import_game(
         elif created_at > times[0]:
             raise OptionsError("times: the game is created before its first event")
     game, guest_secrets = _store_game(
-        kind, opts, seats, records, state, league, created_by, times, created_at, season=season
+        kind, opts, seats, records, state, league, created_by, times, created_at,
+        season=season, versions=versions,
     )
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     return game
+
+
+def _check_start_options(cg: CoreGame, i: int, options: Any) -> None:
+    """An imported start event's options (in today's version) are the game's validated
+    options, defaults filled in: ``evolve`` trusts a start event, so an import is where they
+    are checked. Raises OptionsError."""
+    try:
+        valid = cg.options(options)
+    except OptionsError as exc:
+        raise OptionsError(f"event {i}: the start event's options are refused: {exc}") from None
+    if valid != options:
+        raise OptionsError(f"event {i}: the start event's options are not in their validated "
+                           f"form, defaults filled in: {dumps(valid)}")
 
 
 # --------------------------------------------------------------------------- seats

@@ -11,6 +11,7 @@ from typing import Any
 from django.db import connection
 
 import core
+from core import upcast
 from core.api import OptionsError, fold
 
 from .inputs import shown
@@ -80,14 +81,15 @@ def table_rules(game_ids: list[int]) -> dict[int, dict[str, Any]]:
         return {}
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT DISTINCT ON (game_id) game_id, payload::text FROM games_event "
-            "WHERE game_id = ANY(%s) AND type = 'table' ORDER BY game_id, seq DESC",
+            "SELECT DISTINCT ON (e.game_id) e.game_id, e.payload::text, e.version, g.kind "
+            "FROM games_event e JOIN games_game g ON g.id = e.game_id "
+            "WHERE e.game_id = ANY(%s) AND e.type = 'table' ORDER BY e.game_id, e.seq DESC",
             [list(game_ids)],
         )
         rows = cur.fetchall()
     out: dict[int, dict[str, Any]] = {}
-    for gid, payload in rows:
-        ev = json.loads(payload)
+    for gid, payload, version, kind in rows:
+        ev = upcast.upcast(kind, version, json.loads(payload))
         out[int(gid)] = {k: ev.get(k) for k in (*RULE_KEYS, "running")}
     return out
 

@@ -17,7 +17,9 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 
 import core
+from core import upcast
 from core.api import ALL, SPECTATOR, OptionsError, dumps
+from core.errors import EventVersionError
 
 from . import clocks, dbpool, leagues, store, tablerules, tables
 from .inputs import BadInput, loads, shown
@@ -59,6 +61,8 @@ def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[...
                 return error(404, "not_found", str(exc))
             except (OptionsError, store.JoinError) as exc:
                 return error(400, "bad_request", str(exc))
+            except EventVersionError as exc:  # (the log was written by a newer release)
+                return error(409, "log_too_new", str(exc))
             except Exception as exc:
                 busy = unavailable_response(exc)  # (no database connection: 503)
                 if busy is not None:
@@ -475,6 +479,7 @@ def state(request: HttpRequest, game_id: int) -> Any:
             out["clock"] = clock
     if request.GET.get("events") in ("1", "true"):
         out["events"] = store.redact_records(e, e.log[:at], viewer)
+        out["version"] = upcast.current(g.kind)  # (the events' schema version: today's)
     return out
 
 
@@ -482,19 +487,25 @@ def state(request: HttpRequest, game_id: int) -> Any:
 def export_log(request: HttpRequest, game_id: int) -> Any:
     g = get_game(game_id)
     viewer = viewer_of(request, g)
+    # Each record says its event's schema version ("v", core.upcast): the whole log as
+    # stored (each event in the version it was written in, as its hash vouches), or what a
+    # viewer may see of it in today's version.
     if viewer == ALL:
         rows = (
             Event.objects.filter(game_id=game_id)
             .order_by("seq")
-            .values_list("seq", "seat", "payload", "created_at", "hash")
+            .values_list("seq", "seat", "payload", "created_at", "hash", "version")
         )
         lines = (
-            dumps({"seq": s, "seat": seat, "event": ev, "time": iso(t), "hash": h}) + "\n"
-            for s, seat, ev, t, h in rows.iterator()
+            dumps({"seq": s, "seat": seat, "event": ev, "time": iso(t), "hash": h, "v": v})
+            + "\n"
+            for s, seat, ev, t, h, v in rows.iterator()
         )
     else:
         e = store.entry(game_id, fresh=True)
-        lines = (dumps(r) + "\n" for r in store.redact_records(e, list(e.log), viewer))
+        now = upcast.current(g.kind)
+        lines = (dumps({**r, "v": now}) + "\n"
+                 for r in store.redact_records(e, list(e.log), viewer))
     header = (
         dumps(
             {
@@ -504,6 +515,7 @@ def export_log(request: HttpRequest, game_id: int) -> Any:
                 "status": g.status,
                 "viewer": viewer,
                 "outcome": g.outcome,
+                "version": upcast.current(g.kind),
             }
         )
         + "\n"

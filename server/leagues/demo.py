@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 import core
+from core import upcast
 from core.api import META_COMMANDS
 from server.games import store
 from server.games.models import League
@@ -34,7 +35,8 @@ def play(kind: str, options: dict[str, Any], seed: int, stop: int | None = None
     game = core.GAMES[kind]
     rng = Random(seed)
     events = game.start(game.options(options), rng)
-    recs: list[dict[str, Any]] = [{"seat": None, "event": e} for e in events]
+    v = upcast.current(kind)
+    recs: list[dict[str, Any]] = [{"seat": None, "event": e, "v": v} for e in events]
     state = core.api.fold(game, events)
     n = 0
     while game.outcome(state) is None and (stop is None or n < stop):
@@ -42,7 +44,7 @@ def play(kind: str, options: dict[str, Any], seed: int, stop: int | None = None
         legal = game.legal_commands(state, seat)
         moves = [c for c in legal if c["type"] not in META_COMMANDS] or legal
         state, evs = core.api.apply(game, state, seat, rng.choice(moves), rng)
-        recs.extend({"seat": seat, "event": e} for e in evs)
+        recs.extend({"seat": seat, "event": e, "v": v} for e in evs)
         n += 1
     return recs
 

@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.test import Client
 
 import core
+from core import upcast
 from core.api import result_event
 from server.games import store
 from server.games.models import Game, League, Seat
@@ -145,5 +146,6 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
                     (seq, None, event) for seq, event in enumerate([*start, ev], start=1)
                 ]
                 store.append(store.Append(g.pk, records, store.GENESIS, None, outcome,
-                                          times=[at] * len(records)))
+                                          times=[at] * len(records),
+                                          versions=[upcast.current(g.kind)] * len(records)))
     return league
