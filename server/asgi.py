@@ -38,13 +38,14 @@ class _OriginCheck:
         if not any(k == b"origin" for k, _v in scope.get("headers", [])):
             return await self.inner(scope, receive, send)
         return await self.checked(scope, receive, send)
+from server import transport  # noqa: E402
+from server.games.consumers import too_large_frame  # noqa: E402
 from server.games.routing import websocket_urlpatterns  # noqa: E402
+from server.games.dbpool import knob  # noqa: E402
 from server.games.runtime import HUB  # noqa: E402
 
 try:  # under daphne: oversize frames and close codes as docs/protocol.md says
-    from server import wsproto
-
-    wsproto.install()
+    transport.install(max_frame=lambda: int(knob("MAX_FRAME", 65536)), too_large=too_large_frame)
 except ImportError:  # another ASGI server
     pass
 

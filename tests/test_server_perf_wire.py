@@ -1,4 +1,4 @@
-"""The shared-frame fast path (server.games.runtime.Frame + consumers.DaphneWire).
+"""The shared-frame fast path (server.games.runtime.Frame + server.transport.DirectWire).
 
 A frame is encoded and WebSocket-framed once per distinct viewer and the same bytes are
 written straight to every socket of that viewer. These tests check the framing bytes, and,

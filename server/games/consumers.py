@@ -9,10 +9,8 @@ after commit. Every frame a connection receives goes through one outbox, in orde
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
-from types import ModuleType
 from typing import Any
 
 from channels.consumer import get_handler_name
@@ -20,6 +18,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from core.api import ALL, SPECTATOR, IllegalMoveError
+from server import transport
 
 from . import dbpool, runtime, store
 from .inputs import BadInput, loads, shown
@@ -37,125 +36,13 @@ MAX_BUFFERED = 8 * 1024 * 1024
 Outgoing = str | Frame
 
 
-class DaphneWire:
-    """The direct way out for a socket served by daphne: a frame's bytes (see
-    :class:`frames.Frame`: encoded and framed once for all its recipients) go straight to
-    the connection's transport. The ASGI way (``base_send`` → daphne ``handle_reply`` →
-    ``serverSend`` → UTF-8 encode → autobahn ``sendMessage``/``sendFrame`` → transport)
-    does the same per socket and per frame; at 12 recipients per move that was most of the
-    server's CPU.
-
-    Used only while it writes exactly what autobahn would (open connection, no
-    per-message compression negotiated, no frames queued inside autobahn, payload within
-    autobahn's size limit); otherwise the consumer falls back to the ASGI ``send``.
-    ``of`` returns None for any other ASGI server (or test communicator)."""
-
-    __slots__ = ("conns", "ground", "max_payload", "open_state", "proto", "raw")
-
-    def __init__(self, proto: Any, conns: dict[Any, Any]) -> None:
-        self.proto = proto
-        self.conns = conns
-        self.open_state = proto.STATE_OPEN
-        self.ground = proto.SEND_STATE_GROUND
-        self.max_payload = int(getattr(proto, "maxMessagePayloadSize", 0) or 0)
-        # A plain twisted TCP transport (no TLS) whose send buffer we can see: frames go to
-        # its socket at once when that buffer is empty (see :meth:`write`).
-        t = proto.transport
-        tcp: ModuleType | None
-        try:
-            from twisted.internet import tcp
-        except ImportError:
-            tcp = None
-        self.raw = (
-            tcp is not None
-            and isinstance(t, tcp.Connection)
-            and all(
-                hasattr(t, a)
-                for a in (
-                    "_tempDataLen",
-                    "dataBuffer",
-                    "offset",
-                    "socket",
-                    "_writeDisconnected",
-                    "TLS",
-                )
-            )
-        )
-
-    @classmethod
-    def of(cls, send: Any) -> DaphneWire | None:
-        if not runtime.knob("DIRECT_WIRE", True):
-            return None
-        try:
-            from daphne.server import Server
-            from daphne.ws_protocol import WebSocketProtocol
-        except ImportError:
-            return None
-        if not (isinstance(send, functools.partial) and send.args):
-            return None
-        server, proto = getattr(send.func, "__self__", None), send.args[0]
-        if not (isinstance(server, Server) and isinstance(proto, WebSocketProtocol)):
-            return None
-        try:
-            wire = cls(proto, server.connections)
-            wire.ready(0)
-        except AttributeError:  # another autobahn: use the ASGI path
-            return None
-        return wire
-
-    def ready(self, size: int) -> bool:
-        """Whether a frame with a ``size``-byte payload may be written directly now."""
-        p = self.proto
-        c = self.conns.get(p)
-        return (
-            c is not None
-            and not c.get("disconnected")
-            and p.state == self.open_state
-            and p._perMessageCompress is None
-            and not p.send_queue
-            and p.send_state == self.ground
-            and not (0 < self.max_payload < size)
-            and p.transport is not None
-        )
-
-    def write(self, frame: Frame) -> int:
-        """Write the frame; returns the bytes still buffered for this socket."""
-        t = self.proto.transport
-        data = frame.wire
-        if (
-            self.raw
-            and not t._tempDataLen
-            and t.offset == len(t.dataBuffer)
-            and t.connected
-            and not t.disconnecting
-            and not t._writeDisconnected
-            and not t.TLS
-        ):
-            # Nothing is waiting in twisted's buffer: send now instead of t.write(), which
-            # would register the socket for writing (epoll_ctl), wait for the next loop
-            # turn, send, and unregister it again (epoll_ctl) -- for every frame.
-            try:
-                sent = t.socket.send(data)
-            except (BlockingIOError, InterruptedError):
-                sent = 0
-            except OSError:
-                sent = 0  # (let twisted find the broken connection on its own write)
-            if sent == len(data):
-                return 0
-            data = data[sent:]
-        t.write(data)
-        if not self.raw:
-            return 0
-        return int(len(t.dataBuffer) - t.offset + t._tempDataLen)
-
-
 def _err(code: str, reason: str, **extra: Any) -> str:
     return json.dumps({"type": "error", "code": code, "reason": safe_reason(reason), **extra})
 
 
 def too_large_frame(limit: int) -> str:
     """The ``error`` frame for a client frame over ``limit`` bytes (the socket then closes
-    with 1009); sent by this consumer or, under daphne, by :mod:`server.wsproto` before
+    with 1009); sent by this consumer or, under daphne, by :mod:`server.transport` before
     the frame is even read."""
     return _err("too_large", f"frames are limited to {limit} bytes")
 
@@ -222,10 +109,11 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.finished_sent = False
         self.overflowed = False
         self.pending_final: Outgoing | None = None
-        self.wire: DaphneWire | None = None
-        self.max_frame = int(runtime.knob("MAX_FRAME", 65536))
+        self.wire: transport.DirectWire | None = None
+        self.max_frame = int(dbpool.knob("MAX_FRAME", 65536))
         await self.accept()
-        self.wire = DaphneWire.of(self.base_send)
+        if dbpool.knob("DIRECT_WIRE", True):
+            self.wire = transport.direct_wire(self.base_send)
         if log.isEnabledFor(logging.DEBUG):
             how = "none" if self.wire is None else "socket" if self.wire.raw else "transport"
             log.debug("game %s: direct wire %s", self.game_id, how)
@@ -256,7 +144,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             frame = item if isinstance(item, Frame) else Frame(item)
             if wire.ready(len(frame.wire)):
                 try:
-                    buffered = wire.write(frame)
+                    buffered = wire.write(frame.wire)
                 except Exception:  # (never let one socket stop a broadcast to the others)
                     log.exception("game %s: direct write failed; closing the socket", self.game_id)
                     self.wire = None
