@@ -40,8 +40,8 @@ class _OriginCheck:
         return await self.checked(scope, receive, send)
 from server import transport  # noqa: E402
 from server.games.consumers import too_large_frame  # noqa: E402
-from server.games.routing import websocket_urlpatterns  # noqa: E402
 from server.games.dbpool import knob  # noqa: E402
+from server.games.routing import websocket_urlpatterns  # noqa: E402
 from server.games.runtime import HUB  # noqa: E402
 
 try:  # under daphne: oversize frames and close codes as docs/protocol.md says
