@@ -108,7 +108,7 @@ class SetupScreen(Screen):
         self.error = ""
         for t in self.ids.games.children:
             t.state = "down" if t.value == game else "normal"
-        self.blurb = opts.BLURBS.get(game, "")
+        self.blurb = opts.blurb(game)
         lo, hi = opts.seat_range(game)
         self.can_change_seats = lo != hi
         app = App.get_running_app()
