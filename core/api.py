@@ -25,14 +25,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from random import Random
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    # mypyc reads the decorator (so that games defined outside the compiled core can
-    # subclass Game) and leaves no call of it; the pure core needs no mypy_extensions.
+try:  # mypyc reads the decorator: games defined outside the compiled core subclass Game
     from mypy_extensions import mypyc_attr
-else:
-    def mypyc_attr(**_attrs: object) -> Callable[[type], type]:
+except ImportError:  # the pure core has no mypy_extensions: the decorator does nothing
+    def mypyc_attr(*_names: str, **_attrs: Any) -> Callable[[Any], Any]:  # type: ignore[misc]
         return lambda cls: cls
 
 from core.errors import IllegalMoveError as IllegalMoveError

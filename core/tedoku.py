@@ -17,7 +17,6 @@ from random import Random
 from typing import Any, Final
 
 from core.api import (
-    choice_field,
     ALL,
     RESULT,
     TABLE_EVENTS,
@@ -27,6 +26,7 @@ from core.api import (
     OptionsError,
     Outcome,
     check_seat,
+    choice_field,
     require_obj,
 )
 

@@ -15,7 +15,6 @@ from random import Random
 from typing import Any, Final
 
 from core.api import (
-    choice_field,
     RESULT,
     TABLE_EVENTS,
     Game,
@@ -24,6 +23,7 @@ from core.api import (
     OptionsError,
     Outcome,
     check_seat,
+    choice_field,
     require_obj,
     square_field,
 )

@@ -20,7 +20,6 @@ from random import Random
 from typing import Any, Final
 
 from core.api import (
-    choice_field,
     ALL,
     RESULT,
     TABLE_EVENTS,
@@ -30,6 +29,7 @@ from core.api import (
     OptionsError,
     Outcome,
     check_seat,
+    choice_field,
     require_obj,
 )
 

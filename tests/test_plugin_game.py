@@ -14,7 +14,6 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from random import Random
 from typing import Any
 
 import pytest
