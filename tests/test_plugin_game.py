@@ -22,6 +22,7 @@ from server_fixtures import start_daphne, stop_daphne
 from server_helpers import Client, close_all, sync_all
 from test_conformance import playthrough
 from test_e2e_server import ahttp, http
+from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 import core
 from core.api import Outcome
@@ -142,14 +143,15 @@ def _get_text(url: str) -> str:
         return str(r.read().decode())
 
 
-def _play(game_id: int, squares: list[str]) -> None:
+def _play(game_id: int, squares: list[str], finished: bool = True) -> None:
     from server.games import store
 
     for square in squares:
         e = store.entry(game_id)
         (seat,) = e.game.to_act(e.state)
         store.submit(game_id, seat, {"type": "mark", "square": square}, e.seq)
-    assert store.entry(game_id).game.outcome(store.entry(game_id).state) is not None
+    e = store.entry(game_id)
+    assert (e.game.outcome(e.state) is not None) == finished
 
 
 @pytest.mark.django_db(transaction=True)
@@ -187,6 +189,44 @@ def test_ranked_in_a_league_season(tictactoe, django_user_model, server_runtime,
     assert rated[champion].place == 0
     page = client.get(f"/leagues/{league.pk}/")
     assert page.status_code == 200 and b"Noughts club" in page.content
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(240)
+def test_its_page_draws_the_grid_in_a_browser(plugin_daphne, browser):  # noqa: F811
+    """The game page in chromium: the grid drawing of ``board()``, live, then the replay
+    with the result line; no JavaScript error."""
+    server = plugin_daphne
+    status, g = http(server, "POST", "/api/games/", {"kind": "tictactoe", "seats": [
+        {"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bob"}]})
+    assert status == 201, g
+
+    async def mark(squares: list[str]) -> None:
+        seats = [await ws_client(server, g["id"], name) for name in ("ann", "bob")]
+        for i, c in enumerate(seats):
+            await c.hello(i, secret=g["guest_secrets"][str(i)])
+        for square in squares:
+            await sync_all(seats)
+            (turn,) = seats[0].to_act
+            answer = await seats[turn].command({"type": "mark", "square": square})
+            assert answer["type"] == "ok", answer
+        await sync_all(seats)
+        await close_all(seats)
+
+    in_thread(lambda: asyncio.run(mark(["b2", "a1", "c1"])))
+    w = open_page(browser, f"{server.http}/games/{g['id']}/")
+    marks = ("() => [...document.querySelectorAll('#board [data-square].gmark')]"
+             ".map(e => e.dataset.square + ':' + e.textContent).sort()")
+    w.page.wait_for_function(f"() => ({marks})().length === 3")
+    assert w.page.evaluate(marks) == ["a1:O", "b2:X", "c1:X"]
+    assert "Waiting for Bob" in (w.page.text_content("#status") or "")
+    in_thread(lambda: asyncio.run(mark(["a2", "a3"])))  # c1-b2-a3: Ann wins
+    w.page.wait_for_function("() => document.getElementById('outcome').textContent"
+                             ".includes('Ann wins')", timeout=20_000)
+    w.page.wait_for_function(f"() => ({marks})().length === 5")
+    assert w.page.title().startswith("Tic-tac-toe #")
+    assert w.js_errors() == []
+    w.page.context.close()
 
 
 KIND = re.compile(r"""["'](teeko|tiku|tedoku|teka)["']""")
