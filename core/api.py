@@ -27,6 +27,12 @@ from collections.abc import Callable
 from random import Random
 from typing import Any, Final
 
+try:  # mypyc reads the decorator: games defined outside the compiled core subclass Game
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure core has no mypy_extensions: the decorator does nothing
+    def mypyc_attr(*_names: str, **_attrs: Any) -> Callable[[Any], Any]:  # type: ignore[misc]
+        return lambda cls: cls
+
 from core.errors import IllegalMoveError as IllegalMoveError
 from core.errors import OptionsError as OptionsError
 
@@ -126,8 +132,14 @@ class Outcome:
         return f"Outcome(winners={self.winners!r}, reason={self.reason!r}, scores={self.scores!r})"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game:
-    """Base class of the four games. Subclasses override every method below.
+    """Base class of every game. Subclasses override every method without a default.
+
+    A game defined outside ``core`` (a plug-in, docs/games.md) subclasses it too, and joins
+    ``core.GAMES`` through :func:`core.register`. Such a subclass sets its attributes
+    (``name``, ``min_seats``, ``max_seats``) in ``__init__``: a compiled base class keeps them
+    per instance.
 
     ``State`` objects are game-specific classes; callers treat them as opaque values and
     compare them through ``view(state, ALL)``, which must describe the whole state.
@@ -239,6 +251,109 @@ class Game:
     def seats(self, state: Any) -> int:
         """Number of seats of this game."""
         raise NotImplementedError
+
+    # -- what the server, the leagues, the pages and the app know of a game -------------------
+    # Every method below has a default that fits a game of single seats, each playing for
+    # itself, drawn by the generic drawing; a game overrides what differs (docs/games.md).
+
+    def title(self) -> str:
+        """The game's name for people ("Teeko")."""
+        return self.name.replace("_", " ").capitalize()
+
+    def blurb(self) -> str:
+        """One or two sentences saying what the game is, for a list of games."""
+        return ""
+
+    def sides(self, seats: int) -> list[list[int]]:
+        """The sides of a table of ``seats`` seats, each a list of the seats that win or lose
+        together (Teka's partnerships: ``[[0, 2], [1, 3]]``); by default each seat alone."""
+        return [[s] for s in range(seats)]
+
+    def seat_labels(self, seats: int) -> list[str]:
+        """Each seat's place at the table in a word ("White", "North", "Seat 3")."""
+        return [f"Seat {s + 1}" for s in range(seats)]
+
+    def side_labels(self, seats: int) -> list[str]:
+        """Each side of :meth:`sides` in words ("North-South"); by default its seats' labels."""
+        labels = self.seat_labels(seats)
+        return ["-".join(labels[s] for s in side) for side in self.sides(seats)]
+
+    def ranking(self, outcome: Outcome, seats: int) -> list[int]:
+        """The 0-based place of each seat in a finished game, ties sharing a place, for
+        standings and ratings: the winners first, the others by score (highest first) when
+        the game keeps one per seat; a draw (no winners) is shared by every seat."""
+        winners = set(outcome.winners)
+        if not winners:
+            return [0] * seats
+        scores = outcome.scores if len(outcome.scores) == seats else [0] * seats
+        keys = [(0, 0) if s in winners else (1, -scores[s]) for s in range(seats)]
+        return [sum(1 for k in keys if k < keys[s]) for s in range(seats)]
+
+    def option_fields(self) -> list[Obj]:
+        """The table options a person chooses, in the order to show them: each ``{"name":
+        option key, "label": words, "kind": "choice", "choices": [{"value": v, "label":
+        words}, ...], "default": v}``. A choice may carry ``"options"``, the options it
+        stands for when it is more than one key (``{"points": true, "target": 10}``).
+        Options not listed keep their defaults; ``seats`` is never listed."""
+        return []
+
+    def describe(self, event: Obj, names: list[str] | None = None) -> str:
+        """One event, as the viewer received it, in a short sentence (:mod:`core.words`)."""
+        from core import words
+
+        return words.describe(event, names)
+
+    def result_text(self, outcome: Obj | None, names: list[str] | None = None) -> str:
+        """How a game ended in a line ("Ann wins (four in a pattern)"); "" for no outcome."""
+        from core import words
+
+        return words.result(self.name, outcome, names)
+
+    def board(self) -> Obj:
+        """What a drawing of the game needs, as JSON: ``"drawing"`` names the drawing of
+        the pages and the app (``"generic"``, the default, draws any game from its view:
+        the seats, whose turn, the view's fields; ``"grid"`` draws ``view[cells]``, a list
+        of ``rows`` x ``cols`` entries, each a seat number or null, with ``marks`` by seat);
+        ``"step"`` names what the replay steps by ("round", "hand", "turn", or "" for none);
+        ``"sheet"`` is true when the game keeps a score sheet the page shows."""
+        return {"drawing": "generic", "step": "round", "sheet": False}
+
+    def league(self) -> Obj:
+        """How a league pairs players for this game: ``{"pairing": "pairs"}`` (two seats:
+        round robin or Swiss), ``"partnerships"`` (four seats, two sides of two, partners
+        rotating) or ``"tables"`` (tables of 3 to 8 seats); ``"min_players"`` a round needs."""
+        return {"pairing": "pairs", "min_players": 2}
+
+    def analysis_module(self) -> str:
+        """The module analysing finished games of this game (``analyse(events)``,
+        ``hint(state)``, ``NoTable``: :mod:`core.teeko_analysis`), or "" for none."""
+        return ""
+
+    def info(self, seats: int) -> Obj:
+        """Everything above as one JSON object, for a table of ``seats`` seats (the
+        ``/api/kinds/`` answer, the pages' configuration)."""
+        return {
+            "kind": self.name,
+            "title": self.title(),
+            "blurb": self.blurb(),
+            "min_seats": self.min_seats,
+            "max_seats": self.max_seats,
+            "sides": self.sides(seats),
+            "seat_labels": self.seat_labels(seats),
+            "side_labels": self.side_labels(seats),
+            "option_fields": self.option_fields(),
+            "board": self.board(),
+            "league": self.league(),
+            "analysis": bool(self.analysis_module()),
+        }
+
+
+def choice_field(name: str, label: str, choices: list[tuple[Any, str]]) -> Obj:
+    """An entry of :meth:`Game.option_fields`: option ``name`` chosen among ``choices``
+    (``(value, label)`` pairs), the first one the default."""
+    return {"name": name, "label": label, "kind": "choice",
+            "choices": [{"value": v, "label": lab} for v, lab in choices],
+            "default": choices[0][0]}
 
 
 def fold(game: Game, events: list[Obj]) -> Any:

@@ -26,6 +26,7 @@ from core.api import (
     OptionsError,
     Outcome,
     check_seat,
+    choice_field,
     require_obj,
 )
 
@@ -400,6 +401,23 @@ class TedokuGame(Game):
         if not isinstance(bonus, bool):
             raise OptionsError("bonus must be true or false")
         return {"seats": seats, "bonus": bonus}
+
+    def title(self) -> str:
+        return "Tedoku"
+
+    def blurb(self) -> str:
+        return ("Everyone draws the same tetromino into a 9x9 sheet, near the card's row, "
+                "column or sector. Fill sectors, rows and columns.")
+
+    def option_fields(self) -> list[Obj]:
+        return [choice_field("bonus", "Bonus shapes (1x1, 2x1, 2x2)",
+                             [(False, "Off"), (True, "On")])]
+
+    def board(self) -> Obj:
+        return {"drawing": "tedoku", "step": "turn", "sheet": False}
+
+    def league(self) -> Obj:
+        return {"pairing": "tables", "min_players": 3}
 
     def example_options(self) -> list[Obj]:
         return [{}, {"seats": 3}, {"bonus": True}, {"seats": 2, "bonus": True},

@@ -23,6 +23,7 @@ from core.api import (
     OptionsError,
     Outcome,
     check_seat,
+    choice_field,
     require_obj,
     square_field,
 )
@@ -369,6 +370,31 @@ class TeekoGame(Game):
 
     def initial(self) -> TeekoState:
         return TeekoState()
+
+    def title(self) -> str:
+        return "Teeko"
+
+    def blurb(self) -> str:
+        return ("Four pieces each on a 5x5 board: place them, then slide. "
+                "Four in a row or on the corners of a square wins.")
+
+    def seat_labels(self, seats: int) -> list[str]:
+        return ["White", "Black"][:seats]
+
+    def option_fields(self) -> list[Obj]:
+        return [
+            choice_field("squares", "Squares that win", [("axis", "Any size"),
+                         ("tilted", "+ tilted"), ("classic", "2x2 only")]),
+            choice_field("repetition", "Draw on threefold repetition",
+                         [(False, "Off"), (True, "On")]),
+            choice_field("move_cap", "Move limit", [(0, "None"), (200, "200 plies")]),
+        ]
+
+    def board(self) -> Obj:
+        return {"drawing": "teeko", "step": "", "sheet": False}
+
+    def analysis_module(self) -> str:
+        return "core.teeko_analysis"
 
     def example_options(self) -> list[Obj]:
         return [

@@ -29,6 +29,7 @@ from core.api import (
     OptionsError,
     Outcome,
     check_seat,
+    choice_field,
     require_obj,
 )
 
@@ -1290,6 +1291,32 @@ class TekaGame(Game):
             cur[p].remove(card)
             done.append(e)
         return True
+
+    def title(self) -> str:
+        return "Teka"
+
+    def blurb(self) -> str:
+        return ("Four players, two partnerships: bid, name trumps and take tricks. "
+                "First side to 104 wins.")
+
+    def sides(self, seats: int) -> list[list[int]]:
+        return [[0, 2], [1, 3]]
+
+    def seat_labels(self, seats: int) -> list[str]:
+        return ["North", "East", "South", "West"][:seats]
+
+    def option_fields(self) -> list[Obj]:
+        return [
+            choice_field("draw_for_partners", "Partners and first dealer",
+                         [(False, "As seated"), (True, "Draw cards")]),
+            choice_field("target", "Match to", [(104, "104 points"), (52, "52 points")]),
+        ]
+
+    def board(self) -> Obj:
+        return {"drawing": "teka", "step": "hand", "sheet": True}
+
+    def league(self) -> Obj:
+        return {"pairing": "partnerships", "min_players": 2}
 
     def example_options(self) -> list[Obj]:
         return [

@@ -32,6 +32,7 @@ from core.api import (
     OptionsError,
     Outcome,
     check_seat,
+    choice_field,
     require_obj,
     square_field,
 )
@@ -558,6 +559,29 @@ class TikuGame(Game):
 
     def initial(self) -> TikuState:
         return TikuState()
+
+    def title(self) -> str:
+        return "Tiku"
+
+    def blurb(self) -> str:
+        return ("Slide your pieces across a 6x6 board, laying discs behind them. "
+                "First to lay every disc wins.")
+
+    def seat_labels(self, seats: int) -> list[str]:
+        return ["Light", "Dark"][:seats]
+
+    def option_fields(self) -> list[Obj]:
+        points = choice_field("points", "Match of rounds for points",
+                              [(False, "One game"), (True, "To 20"), ("to10", "To 10")])
+        points["choices"][2]["options"] = {"points": True, "target": 10}
+        return [
+            choice_field("diagonal", "One diagonal slide per piece",
+                         [(False, "Off"), (True, "On")]),
+            points,
+        ]
+
+    def board(self) -> Obj:
+        return {"drawing": "tiku", "step": "round", "sheet": False}
 
     def example_options(self) -> list[Obj]:
         return [

@@ -162,6 +162,13 @@ def describe(ev: Obj, names: Sequence[str] | None = None) -> str:
     return str(t or "?").replace("_", " ").capitalize()
 
 
+def joined_and(items: Sequence[str]) -> str:
+    """A list in words: "a", "a and b", "a, b and c"."""
+    if len(items) <= 2:
+        return " and ".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def _joined(names: list[str]) -> str:
     return " & ".join(names)
 

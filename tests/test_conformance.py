@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from leaks import strings_in
 
-from core import ALL, GAMES, SPECTATOR, IllegalMoveError
+from core import ALL, GAMES, SPECTATOR, IllegalMoveError, Outcome
 from core.api import META_COMMANDS, TABLE_EVENTS, Game, dumps, fold
 
 SCALE = float(os.environ.get("GAMENIGHT_CONFORMANCE_SCALE", "1"))
@@ -127,7 +127,7 @@ def playthrough(game: Game, raw_options: dict[str, Any], seed: int, probe: bool)
 def test_random_playthroughs(name: str) -> None:
     game = GAMES[name]
     variants = game.example_options()
-    runs = max(len(variants), int(RUNS[name] * SCALE))
+    runs = max(len(variants), int(RUNS.get(name, 100) * SCALE))
     for i in range(runs):
         playthrough(game, variants[i % len(variants)], seed=1000 * i + 7, probe=i % 10 == 0)
 
@@ -140,6 +140,31 @@ def test_registry(name: str) -> None:
     for raw in game.example_options():
         opts = game.options(raw)
         assert game.min_seats <= opts["seats"] <= game.max_seats
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_what_the_rest_asks_of_a_game(name: str) -> None:
+    """The game API the server, leagues, pages and app read (docs/games.md): sides split the
+    seats, a label per seat and side, a place per seat with the winners first, option fields
+    whose defaults are the game's, a board drawing, a league pairing; all of it JSON."""
+    game = GAMES[name]
+    for seats in range(game.min_seats, game.max_seats + 1):
+        sides = game.sides(seats)
+        assert sorted(s for side in sides for s in side) == list(range(seats))
+        assert len(game.seat_labels(seats)) == seats
+        assert len(game.side_labels(seats)) == len(sides)
+        info = game.info(seats)
+        assert roundtrip(info) == info and info["kind"] == name and info["title"]
+        winners = sides[0] if len(sides) > 1 else []
+        ranks = game.ranking(Outcome(winners, "score", []), seats)
+        assert len(ranks) == seats and all(ranks[s] == 0 for s in winners)
+        assert all(r > 0 for s, r in enumerate(ranks) if winners and s not in winners)
+    defaults = game.options({})
+    for f in game.option_fields():
+        assert f["kind"] == "choice" and f["choices"] and f["name"] != "seats"
+        assert f["default"] == f["choices"][0]["value"] == defaults[f["name"]]
+    assert game.board()["drawing"] and game.league()["pairing"] in (
+        "pairs", "partnerships", "tables")
 
 
 TABLE_SAMPLES = [

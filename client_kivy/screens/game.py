@@ -19,7 +19,7 @@ from kivy.uix.screenmanager import Screen
 
 from client_kivy.vm import clocks, feedback
 from client_kivy.vm.confirm import command_text
-from client_kivy.vm.session import Session, move_list
+from client_kivy.vm.session import Session, move_list, partnership_of
 from client_kivy.widgets.common import GButton
 from client_kivy.widgets.seat_clock import SeatClocks
 
@@ -456,9 +456,9 @@ def game_extra(s: Session, seat: int) -> str:
     if s.game_name == "tiku":
         hands = v.get("hands") or []
         return f"{hands[seat]} discs" if seat < len(hands) else ""
-    if s.game_name == "teka":
-        side = "N-S" if seat % 2 == 0 else "E-W"
-        return side
+    side = partnership_of(s.game_name, len(s.players), seat)
+    if side:  # (partners: the side's initials, "N-S")
+        return "-".join(word[:1] for word in side.split("-"))
     if s.game_name == "tedoku":
         for p in v.get("players") or []:
             if p.get("seat") == seat:

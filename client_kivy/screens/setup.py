@@ -10,11 +10,13 @@ from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.screenmanager import Screen
 
+import core
 from client_kivy.vm import clocks
 from client_kivy.vm import options as opts
 from client_kivy.widgets.common import MUTED, FlowGrid, GToggle, WrapLabel
 
-GAMES = ["teeko", "tiku", "tedoku", "teka"]
+GAMES = list(core.GAMES)
+"""The games offered, the core's own first, then the registered plug-ins (docs/games.md)."""
 
 
 class SeatRow(BoxLayout):
@@ -96,7 +98,7 @@ class SetupScreen(Screen):
             self._built = True
             grid = self.ids.games
             for g in GAMES:
-                t = GToggle(text=g.capitalize(), group="setup-game", value=g,
+                t = GToggle(text=core.GAMES[g].title(), group="setup-game", value=g,
                             state="down" if g == self.game else "normal")
                 t.bind(on_press=lambda w: self.choose_game(w.value))
                 grid.add_widget(t)
@@ -104,11 +106,11 @@ class SetupScreen(Screen):
 
     def choose_game(self, game: str) -> None:
         self.game = game
-        self.rules_title = f"Rules of {game.capitalize()}"
+        self.rules_title = f"Rules of {core.GAMES[game].title()}"
         self.error = ""
         for t in self.ids.games.children:
             t.state = "down" if t.value == game else "normal"
-        self.blurb = opts.BLURBS.get(game, "")
+        self.blurb = opts.blurb(game)
         lo, hi = opts.seat_range(game)
         self.can_change_seats = lo != hi
         app = App.get_running_app()
@@ -238,13 +240,13 @@ class SetupScreen(Screen):
 
 
 def seat_title(game: str, seat: int) -> str:
-    if game == "teeko":
-        return ["White", "Black"][seat]
-    if game == "tiku":
-        return ["Light", "Dark"][seat]
-    if game == "teka":
-        return ["North", "East", "South", "West"][seat]
-    return f"Player {seat + 1}"
+    """The seat's place at the table (``Game.seat_labels``: White, Light, North...); a seat
+    the game gives only a number is "Player N"."""
+    g = core.GAMES.get(game)
+    labels = g.seat_labels(g.max_seats) if g is not None else []
+    default = f"Seat {seat + 1}"
+    label = labels[seat] if 0 <= seat < len(labels) else default
+    return f"Player {seat + 1}" if label == default else label
 
 
 def default_names(game: str, seat: int, seats: int, name: str, kind: str) -> dict[str, str]:

@@ -8,39 +8,11 @@ import core
 
 Obj = dict[str, Any]
 
-BLURBS = {
-    "teeko": "Four pieces each on a 5x5 board: place them, then slide. "
-             "Four in a row or on the corners of a square wins.",
-    "tiku": "Slide your pieces across a 6x6 board, laying discs behind them. "
-            "First to lay every disc wins.",
-    "tedoku": "Everyone draws the same tetromino into a 9x9 sheet, near the card's row, "
-              "column or sector. Fill sectors, rows and columns.",
-    "teka": "Four players, two partnerships: bid, name trumps and take tricks. "
-            "First side to 104 wins.",
-}
 
-# (option key, label, [(value, label), ...]); the first choice is the default.
-OPTION_CHOICES: dict[str, list[tuple[str, str, list[tuple[Any, str]]]]] = {
-    "teeko": [
-        ("squares", "Squares that win", [("axis", "Any size"), ("tilted", "+ tilted"),
-                                         ("classic", "2x2 only")]),
-        ("repetition", "Draw on threefold repetition", [(False, "Off"), (True, "On")]),
-        ("move_cap", "Move limit", [(0, "None"), (200, "200 plies")]),
-    ],
-    "tiku": [
-        ("diagonal", "One diagonal slide per piece", [(False, "Off"), (True, "On")]),
-        ("points", "Match of rounds for points", [(False, "One game"), (True, "To 20"),
-                                                  ("to10", "To 10")]),
-    ],
-    "tedoku": [
-        ("bonus", "Bonus shapes (1x1, 2x1, 2x2)", [(False, "Off"), (True, "On")]),
-    ],
-    "teka": [
-        ("draw_for_partners", "Partners and first dealer", [(False, "As seated"),
-                                                            (True, "Draw cards")]),
-        ("target", "Match to", [(104, "104 points"), (52, "52 points")]),
-    ],
-}
+def blurb(game: str) -> str:
+    """What the game is, in a sentence or two (``Game.blurb`` of the rules core)."""
+    g = core.GAMES.get(game)
+    return g.blurb() if g is not None else ""
 
 
 def seat_range(game: str) -> tuple[int, int]:
@@ -77,14 +49,22 @@ def default_players(game: str, count: int | None = None, name: str = "") -> list
 
 
 def option_choices(game: str) -> list[tuple[str, str, list[tuple[Any, str]]]]:
-    return OPTION_CHOICES.get(game, [])
+    """The game's options a person chooses (``Game.option_fields``): (option key, label,
+    [(value, label), ...]), the first choice the default."""
+    g = core.GAMES.get(game)
+    if g is None:
+        return []
+    return [(f["name"], f["label"], [(c["value"], c["label"]) for c in f["choices"]])
+            for f in g.option_fields() if f.get("kind") == "choice"]
 
 
 def validated_options(game: str, raw: Obj, seats: int) -> Obj:
     g = core.GAMES[game]
     raw = dict(raw)
-    if raw.get("points") == "to10":
-        raw["points"], raw["target"] = True, 10
+    for field in g.option_fields():  # a choice standing for several options
+        for choice in field.get("choices", []):
+            if "options" in choice and raw.get(field["name"]) == choice["value"]:
+                raw.update(choice["options"])
     if g.min_seats != g.max_seats:
         raw["seats"] = seats
     return g.options(raw)

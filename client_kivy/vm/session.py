@@ -36,6 +36,19 @@ def seat_label(game: str, seat: int) -> str:
     return f"Seat {seat + 1}"
 
 
+def partnership_of(game: str, seats: int, seat: int) -> str:
+    """The side of ``seat`` in words ("North-South") where the game is played in
+    partnerships (``Game.sides``: Teka's), else ""."""
+    g = core.GAMES.get(game)
+    if g is None:
+        return ""
+    sides = g.sides(seats)
+    if all(len(side) <= 1 for side in sides):
+        return ""
+    labels = g.side_labels(seats)
+    return next((labels[i] for i, side in enumerate(sides) if seat in side), "")
+
+
 def seat_word(game: str, seat: int) -> str:
     """A seat told in a word: Teka's compass points, else the seat's number."""
     if game == "teka":
@@ -239,8 +252,8 @@ def outcome_text(session: Session, outcome: Obj) -> str:
         return f"{tier.get('label', 'Game over')} ({scores[0]} points)"
     if not winners:
         return f"Draw ({why})" if why else "Draw"
-    if session.game_name == "teka":
-        side = "North-South" if winners[0] % 2 == 0 else "East-West"
+    side = partnership_of(session.game_name, len(session.players), winners[0])
+    if side:
         return f"{side} win the match"
     names = " & ".join(session.player_name(w) for w in winners)
     if len(session.players) == 1:

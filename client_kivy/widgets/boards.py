@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import core
+
 
 def make_board(game: str) -> Any:
     """The board for ``game``, drawn and animated as the settings say."""
@@ -19,19 +21,23 @@ def make_board(game: str) -> Any:
 
 
 def _board(game: str) -> Any:
-    if game == "teeko":
+    """The widget of the drawing the game's ``board()`` names; the generic board for a
+    drawing the app does not have."""
+    g = core.GAMES.get(game)
+    drawing = str(g.board().get("drawing", "")) if g is not None else ""
+    if drawing == "teeko":
         from client_kivy.widgets.teeko_board import TeekoBoard
 
         return TeekoBoard()
-    if game == "tiku":
+    if drawing == "tiku":
         from client_kivy.widgets.tiku_board import TikuBoard
 
         return TikuBoard()
-    if game == "teka":
+    if drawing == "teka":
         from client_kivy.widgets.teka_table import TekaTable
 
         return TekaTable()
-    if game == "tedoku":
+    if drawing == "tedoku":
         from client_kivy.widgets.tedoku_sheet import TedokuSheet
 
         return TedokuSheet()

@@ -23,13 +23,22 @@ def new_join_code() -> str:
     return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6))
 
 
-KIND_CHOICES = [("teeko", "Teeko"), ("tiku", "Tiku"), ("tedoku", "Tedoku"), ("teka", "Teka")]
-"""The four game kinds (``core.GAMES``), as model choices."""
+def kind_choices() -> list[tuple[str, str]]:
+    """The game kinds of ``core.GAMES`` (its own and the registered plug-ins), as model
+    and form choices: (name, title)."""
+    import core
+
+    return [(name, g.title()) for name, g in sorted(core.GAMES.items())]
+
+
+KIND_WORD = r"^[a-z][a-z0-9_]{0,19}$"
+"""What the database keeps a league's kind to: a game's name, a lower-case word (which
+games there are is the core's registry, ``core.GAMES``, known to the processes only)."""
 
 
 class League(models.Model):
     name = models.CharField(max_length=100, unique=True)
-    kind = models.CharField(max_length=20, choices=KIND_CHOICES, help_text="the game it plays")
+    kind = models.CharField(max_length=20, choices=kind_choices, help_text="the game it plays")
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="leagues")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -37,7 +46,7 @@ class League(models.Model):
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(kind__in=[k for k, _ in KIND_CHOICES]), name="league_kind"
+                condition=models.Q(kind__regex=KIND_WORD), name="league_kind"
             )
         ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
 from functools import wraps
@@ -17,7 +18,7 @@ from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 
 import core
-from core import upcast
+from core import upcast, words
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 from core.errors import EventVersionError
 
@@ -207,9 +208,7 @@ def kinds(request: HttpRequest) -> Any:
             examples, defaults = [], None
         out.append(
             {
-                "kind": name,
-                "min_seats": g.min_seats,
-                "max_seats": g.max_seats,
+                **g.info(g.max_seats),
                 "default_options": defaults,
                 "example_options": examples,
                 "bot_levels": store.bot_levels(name),
@@ -311,7 +310,8 @@ def create(request: HttpRequest) -> Any:
                 raise
             joined = {"seat": seat, "secret": secret}
         out = game_json(get_game(game.pk))
-    if game.kind == "teeko" and any(s["bot_level"] == "perfect" for s in out["seats"]):
+    if (core.GAMES[game.kind].analysis_module()
+            and any(s["bot_level"] == "perfect" for s in out["seats"])):
         from .solved import ensure_table
 
         missing = ensure_table(game.options.get("squares", "axis"))
@@ -541,23 +541,30 @@ def verify(request: HttpRequest, game_id: int) -> Any:
     return out
 
 
+def analysis_of(g: Game, what: str) -> Any:
+    """The analysis module of ``g``'s game (``Game.analysis_module``: Teeko's solved table),
+    or a 400 saying its game has none."""
+    name = core.GAMES[g.kind].analysis_module()
+    if not name:
+        raise ApiError(400, "bad_request", f"{what} are not given for {g.kind} games")
+    return importlib.import_module(name)
+
+
 @api(("GET",))
 def analysis(request: HttpRequest, game_id: int) -> Any:
-    """A finished Teeko game ply by ply under perfect play (core.teeko_analysis.analyse)."""
+    """A finished game ply by ply under perfect play, for a game with an analysis
+    (``Game.analysis_module``, e.g. core.teeko_analysis.analyse)."""
     g = get_game(game_id)
-    if g.kind != "teeko":
-        raise ApiError(400, "bad_request", f"analysis is for Teeko games, not {g.kind}")
+    module = analysis_of(g, "analyses")
     if g.status != Game.FINISHED:
         # Teeko hides nothing, but the analysis of a running game is a hint for its players.
         raise ApiError(409, "not_finished", "a game is analysed once it is finished")
-    from core.teeko_analysis import NoTable, analyse
-
     from .solved import ensure_table
 
     e = store.entry(game_id, fresh=True)
     try:
-        out = analyse([ev for _, _, ev in e.log])
-    except NoTable as exc:
+        out = module.analyse([ev for _, _, ev in e.log])
+    except module.NoTable as exc:
         # Without its table: not available, at once (an operator builds it: solved.py).
         raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
     out["id"] = g.pk
@@ -569,8 +576,7 @@ def hint(request: HttpRequest, game_id: int) -> Any:
     """The value of the position and the best plies for the player to move in a casual Teeko
     game against the computer (core.teeko_analysis.hint); never in a league game."""
     g = get_game(game_id)
-    if g.kind != "teeko":
-        raise ApiError(400, "bad_request", f"hints are for Teeko games, not {g.kind}")
+    module = analysis_of(g, "hints")
     if g.status != Game.LIVE:
         raise ApiError(409, "not_running", "hints are given while the game runs")
     if g.league_id is not None:
@@ -581,17 +587,14 @@ def hint(request: HttpRequest, game_id: int) -> Any:
     others = [s for s in g.seat_set.all() if s.number != seat]
     if not others or any(s.kind != "bot" for s in others):
         raise ApiError(403, "forbidden", "hints only in games against the computer")
-    from core.teeko_analysis import NoTable
-    from core.teeko_analysis import hint as table_hint
-
     from .solved import ensure_table
 
     e = store.entry(game_id, fresh=True)
-    if core.GAMES["teeko"].to_act(e.state) != [seat]:
+    if e.game.to_act(e.state) != [seat]:
         raise ApiError(409, "not_your_turn", "a hint is for the player to move")
     try:
-        out = table_hint(e.state)
-    except NoTable as exc:
+        out = module.hint(e.state)
+    except module.NoTable as exc:
         raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
     out["id"] = g.pk
     out["seq"] = e.seq
@@ -662,9 +665,10 @@ def outcome_text(g: Game, seats: list[Any] | None = None) -> str:
     text = (" & ".join(names[w] for w in winners) + (" win" if len(winners) > 1 else " wins")
             if winners else "draw")
     scores = outcome.get("scores") or []
-    if len(scores) == len(names) == 4 and g.kind == "teka":
-        first = winners[0] % 2 if winners else 0
-        text += f" {scores[first]}-{scores[1 - first]}"
+    sides = core.GAMES[g.kind].sides(len(names)) if g.kind in core.GAMES else []
+    if len(scores) == len(names) and len(sides) == 2 < len(names):  # two partnerships
+        first = next((i for i, side in enumerate(sides) if winners and winners[0] in side), 0)
+        text += f" {scores[sides[first][0]]}-{scores[sides[1 - first][0]]}"
     elif len(scores) == len(names) == 2:
         first = winners[0] if winners else 0
         text += f" {scores[first]}-{scores[1 - first]}"
@@ -719,6 +723,7 @@ def home(request: HttpRequest) -> HttpResponse:
             for lg in League.objects.all()
         ],
         "core": "compiled" if core.COMPILED else "pure Python",
+        "titles": words.joined_and([g.title() for _, g in sorted(core.GAMES.items())]),
     }
     return render(request, "games/home.html", context)
 

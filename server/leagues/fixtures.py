@@ -16,15 +16,13 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+import core
 from server.games import store
 
 from . import pairing, standings
 from .models import Fixture, Season
 
 log = logging.getLogger("server.leagues")
-
-TWO_PLAYER = ("teeko", "tiku")
-
 
 def next_round(season: Season, created_by: Any = None,
                today: dt.date | None = None) -> list[Fixture]:
@@ -35,7 +33,7 @@ def next_round(season: Season, created_by: Any = None,
     league = season.league
     players = sorted(league.members.values_list("pk", flat=True))
     kind = league.kind
-    need = 3 if kind == "tedoku" else 2
+    need = int(core.GAMES[kind].league()["min_players"])
     if len(players) < need:
         raise ValueError(f"{league.name} has {len(players)} members: a round needs {need}")
     with transaction.atomic():
@@ -77,7 +75,7 @@ def open_round(season: Season, number: int | None = None,
                 {"kind": "user", "user": users[p]} if p is not None else {"kind": "bot"}
                 for p in f.players
             ]
-            options = {"seats": len(f.players)} if kind == "tedoku" else {}
+            options = table_options(kind, len(f.players))
             f.game = store.create_game(kind, options, specs, league=season.league,
                                        created_by=created_by, season=season)
             f.save(update_fields=["game"])
@@ -117,12 +115,20 @@ def open_due_now() -> None:
         log.exception("could not open the fixtures whose date has come")
 
 
+def table_options(kind: str, seats: int) -> dict[str, Any]:
+    """The options of a league table of ``seats`` players: the game's defaults, with the
+    number of seats where the game seats several numbers of players."""
+    game = core.GAMES[kind]
+    return {"seats": seats} if game.min_seats != game.max_seats else {}
+
+
 def plan(season: Season, kind: str, players: list[int], number: int) -> pairing.Round:
     """The pairing of round ``number`` (1-based) of the season."""
     r = number - 1
-    if kind == "teka":
+    how = core.GAMES[kind].league()["pairing"]
+    if how == "partnerships":
         return pairing.teka(players, r)
-    if kind == "tedoku":
+    if how == "tables":
         return pairing.tedoku(players, r, season.table_size, seed=season.pk)
     if season.pairing == Season.SWISS:
         past = list(season.fixtures.values_list("players", "bye"))

@@ -70,11 +70,7 @@ ROW_COLUMNS = ", ".join(Row._fields)
 def rate(r: Result, current: dict[tuple[int, str], tuple[float, float]]) -> list[Row]:
     """The ratings after game ``r`` (``current``: (user, kind) -> (mu, sigma), updated)."""
     places = r.places()
-    seats = list(range(len(r.players)))
-    if r.kind == "teka":  # partners (seats 0 & 2, 1 & 3) are a team
-        teams_seats = [[s for s in seats if s % 2 == t] for t in (0, 1)]
-    else:
-        teams_seats = [[s] for s in seats]
+    teams_seats = [list(side) for side in r.sides]  # partners (Game.sides) are a team
     before = {}
     teams = []
     for team in teams_seats:

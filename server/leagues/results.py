@@ -27,7 +27,7 @@ from django.urls import path, reverse
 import core
 from core.api import OptionsError
 from server.games import store
-from server.games.models import KIND_CHOICES, Game, League
+from server.games.models import Game, League, kind_choices
 
 from .access import is_organiser
 from .models import Season
@@ -83,8 +83,8 @@ class DecideForm(forms.Form):
             if data.get("forfeit") in (None, ""):
                 raise forms.ValidationError("name the seat that forfeits")
             lost = int(data["forfeit"])
-            losing = {s for s in range(n) if s == lost or (self.game.kind == "teka"
-                                                           and s % 2 == lost % 2)}
+            sides = core.GAMES[self.game.kind].sides(n)
+            losing = next((set(side) for side in sides if lost in side), {lost})
             winners = [s for s in range(n) if s not in losing]
         elif reason == "void":
             winners = []
@@ -101,10 +101,10 @@ class RecordForm(forms.Form):
     season = forms.ModelChoiceField(
         Season.objects.select_related("league"), required=False,
         help_text="the season of the league it counts in (none: the all-time table only)")
-    kind = forms.ChoiceField(choices=KIND_CHOICES)
+    kind = forms.ChoiceField(choices=kind_choices)
     players = forms.CharField(
-        max_length=400, help_text="usernames in seat order, comma separated (Teka: partners "
-        "are seats 0 & 2 and 1 & 3)")
+        max_length=400, help_text="usernames in seat order, comma separated (partners: the "
+        "game's sides, Teka's seats 0 & 2 and 1 & 3)")
     winners = forms.CharField(max_length=400, required=False,
                               help_text="usernames of the winners (none: a draw)")
     scores = forms.CharField(required=False, max_length=80,
@@ -160,7 +160,9 @@ def record_off_board(kind: str, users: list[Any], winners: list[int],
     """A game played on a physical board, in one transaction: the game with its players'
     seats and start events, then its ``result`` event (``off_board``), which the rules core
     decides (an impossible result is refused, OptionsError, and nothing is stored)."""
-    options: dict[str, Any] = {"seats": len(users)} if kind == "tedoku" else {}
+    from .fixtures import table_options
+
+    options = table_options(kind, len(users))
     with transaction.atomic():
         game = store.create_game(kind, options, [{"kind": "user", "user": u} for u in users],
                                  league=league, created_by=created_by, season=season)

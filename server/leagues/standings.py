@@ -7,8 +7,9 @@ says so in its ``reason`` and the tables count and mark it.
 
 Placings: in a game, each seat gets a place (0 = first, ties share a place): winners first;
 then, when the game keeps score, the others by score; a seat its player left (handed to a
-bot) is last. A pair of seats is *opponents* unless they are Teka partners (seats 0 & 2,
-1 & 3)."""
+bot) is last (``Game.ranking`` of the rules core, then the seats left last). A pair of
+seats is *opponents* unless they are on one side (``Game.sides``: Teka's partners, seats
+0 & 2 and 1 & 3)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,15 @@ import json
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.db import connection
 from django.db.models import Count, Max
 
+import core
+from core.api import Game as CoreGame
+from core.api import Outcome
 from server.games.models import Game, League, Seat
 
 from .models import Season
@@ -65,23 +70,28 @@ class Result:
             if not self.winners:
                 return [0, 0]
             return [0, 1] if self.winners[0] == 0 else [1, 0]
-        winners = set(self.winners)
-        has_scores = len(self.scores) == n
-
-        def key(seat: int) -> tuple[int, int, int]:
-            return (
-                1 if self.left[seat] else 0,
-                0 if seat in winners else 1,
-                -self.scores[seat] if has_scores and seat not in winners else 0,
-            )
-
-        keys = [key(s) for s in range(n)]
-        if not winners and not any(self.left):
-            return [0] * n  # a draw (a shared result)
+        ranks = game_of(self.kind).ranking(Outcome(self.winners, self.reason, self.scores), n)
+        if not any(self.left):
+            return ranks
+        keys = [(1 if self.left[s] else 0, ranks[s]) for s in range(n)]
         return [sum(1 for k in keys if k < keys[s]) for s in range(n)]
 
+    @cached_property
+    def sides(self) -> list[list[int]]:
+        """The game's sides (``Game.sides``: Teka's partnerships), each a list of seats."""
+        return game_of(self.kind).sides(len(self.players))
+
     def opponents(self, a: int, b: int) -> bool:
-        return a != b and not (self.kind == "teka" and a % 2 == b % 2)
+        return a != b and not any(a in side and b in side for side in self.sides)
+
+
+_ANY_GAME = CoreGame()
+
+
+def game_of(kind: str) -> CoreGame:
+    """The rules core's game of ``kind``; for a kind no longer registered (a plug-in's old
+    results), the defaults of every game (single seats, winners first, then by score)."""
+    return core.GAMES.get(kind) or _ANY_GAME
 
 
 def results(league: League | int, season: Season | int | None = None) -> list[Result]:

@@ -149,8 +149,8 @@ def _fixture_rows(season: Season, all_rounds: bool) -> tuple[list[dict[str, Any]
         g = f.game
         players = [{"name": names.get(p, "?") if p is not None else "bot",
                     "user": p is not None} for p in f.players]
-        sides = ([[players[0], players[2]], [players[1], players[3]]]
-                 if len(players) == 4 and season.league.kind == "teka" else [[p] for p in players])
+        sides = [[players[s] for s in side if s < len(players)]
+                 for side in standings.game_of(season.league.kind).sides(len(players))]
         r["tables"].append({
             "sides": sides,
             "table": f.table,

@@ -12,7 +12,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from core import words
+import core
 from core.api import ALL, SPECTATOR
 from server.games import store
 from server.games.models import Game
@@ -29,7 +29,15 @@ FIRST_BEFORE = 40
 MAX_WORDS = 5000
 """Most sentences one ``/words/`` answer holds."""
 
-KIND_NAMES = {"teeko": "Teeko", "tiku": "Tiku", "tedoku": "Tedoku", "teka": "Teka"}
+
+def page_title(g: Game, suffix: str = "") -> str:
+    """A game's page title: the game's name for people and the game's number."""
+    return f"{core.GAMES[g.kind].title()} #{g.pk}{suffix}"
+
+
+def game_info(g: Game) -> dict[str, Any]:
+    """What the pages' drawings and words need to know of the game (``Game.info``)."""
+    return core.GAMES[g.kind].info(g.num_seats)
 
 
 def seat_names(g: Game) -> list[str]:
@@ -42,10 +50,17 @@ def seat_names(g: Game) -> list[str]:
     return out
 
 
-def worded(records: list[dict[str, Any]], names: list[str]) -> list[str]:
-    """The sentence of each record (core.words: the one text of the app and the pages),
-    from the record as the viewer received it: it never says what the record hides."""
-    return [words.describe(r["event"], names) for r in records]
+def worded(g: Game, records: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """The sentence of each record (``Game.describe``, core.words: the one text of the app
+    and the pages), from the record as the viewer received it: it never says what the record
+    hides."""
+    game = core.GAMES[g.kind]
+    return [game.describe(r["event"], names) for r in records]
+
+
+def result_line(g: Game, outcome: dict[str, Any] | None, names: list[str]) -> str:
+    """How the game ended in a line (``Game.result_text``); "" while it goes on."""
+    return core.GAMES[g.kind].result_text(outcome, names) if outcome else ""
 
 
 def _page_methods(request: HttpRequest) -> HttpResponse | None:
@@ -67,7 +82,7 @@ def _analysis(g: Game) -> dict[str, Any] | None:
     """For a finished Teeko game: where its analysis is (``/api/games/<id>/analysis/``) and
     whether this server has the solved table of its pattern set (else the page does not ask,
     and says the analysis is not available here)."""
-    if g.kind != "teeko" or g.status != Game.FINISHED:
+    if not core.GAMES[g.kind].analysis_module() or g.status != Game.FINISHED:
         return None
     from core import teeko_table
 
@@ -104,7 +119,8 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
         "first": None,
         "analysis": _analysis(g),
         "words": f"/api/games/{g.pk}/words/",
-        "result": words.result(g.kind, g.outcome, seat_names(g)) if g.outcome else "",
+        "result": result_line(g, g.outcome, seat_names(g)),
+        "info": game_info(g),
     }
     if g.status == Game.FINISHED:
         # The views the replay draws first, around the position it opens at: named here so
@@ -115,7 +131,7 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
         config["first"] = {"from": lo, "to": min(head, lo + FIRST_VIEWS - 1),
                            "url": f"/api/games/{g.pk}/views/?from={lo}"
                                   f"&to={min(head, lo + FIRST_VIEWS - 1)}&delta=1"}
-    title = f"{KIND_NAMES.get(g.kind, g.kind)} #{g.pk}"
+    title = page_title(g)
     return render(
         request,
         "web/game.html",
@@ -132,7 +148,8 @@ def tv_page(request: HttpRequest) -> HttpResponse:
         Game.objects.filter(status=Game.LIVE).prefetch_related("seat_set").order_by("id")[:200]
     )
     seqs = last_seqs(rows)
-    config = {"games": [game_json(g, seqs.get(g.pk, 0), {}) for g in rows]}
+    config = {"games": [game_json(g, seqs.get(g.pk, 0), {}) for g in rows],
+              "kinds": {name: game.info(game.max_seats) for name, game in core.GAMES.items()}}
     return render(request, "web/tv.html", {"config": config})
 
 
@@ -217,10 +234,10 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
         "views": views,
         "delta": delta,
         "events": records,
-        "texts": worded(records, names),
+        "texts": worded(g, records, names),
         "to_act": out["to_act"],
         "outcome": out["outcome"],
-        "result": words.result(g.kind, out["outcome"], names) if out["outcome"] else "",
+        "result": result_line(g, out["outcome"], names),
     }
     resp = JsonResponse(body)
     # A finished game's log never changes: the same answer for ever.
@@ -244,8 +261,8 @@ def words_range(request: HttpRequest, game_id: str) -> Any:
         "viewer": viewer,
         "from": lo,
         "to": hi,
-        "texts": worded(records, names),
-        "result": words.result(g.kind, outcome.to_json(), names) if outcome else "",
+        "texts": worded(g, records, names),
+        "result": result_line(g, outcome.to_json() if outcome else None, names),
     })
     resp["Cache-Control"] = "public, max-age=86400" if viewer == ALL else "no-cache"
     return resp
@@ -295,8 +312,8 @@ def table_page(request: HttpRequest, game_id: str) -> HttpResponse:
     if g is None:
         return render(request, "web/missing.html", {"game_id": game_id}, status=404)
     info = game_json(g)
-    config = {"game": info, "join": request.build_absolute_uri("/join/")}
-    title = f"{KIND_NAMES.get(g.kind, g.kind)} #{g.pk} · table"
+    config = {"game": info, "join": request.build_absolute_uri("/join/"), "info": game_info(g)}
+    title = page_title(g, " · table")
     return render(request, "web/table.html", {"config": config, "title": title, "game": info})
 
 
@@ -314,6 +331,6 @@ def seat_page(request: HttpRequest, code: str) -> HttpResponse:
     except store.NotFound:
         return render(request, "web/missing.html", {"game_id": code}, status=404)
     info = game_json(g)
-    config = {"game": info, "seat": seat, "code": code.upper()}
-    title = f"{KIND_NAMES.get(g.kind, g.kind)} #{g.pk}"
+    config = {"game": info, "seat": seat, "code": code.upper(), "info": game_info(g)}
+    title = page_title(g)
     return render(request, "web/seat.html", {"config": config, "title": title, "game": info})

@@ -1,8 +1,8 @@
-// The four boards drawn in SVG from the view JSON the app draws from (the core's
+// The boards drawn in SVG (the four games' own, a grid and a generic drawing for any other) from the view JSON the app draws from (the core's
 // view(state, viewer); client_kivy/widgets/*). Each function returns an SVG string.
 
 import {
-  esc, seatLabel, callText, SUIT_SYMBOL, SUIT_NAME, TEKA_SEATS,
+  esc, infoOf, seatLabel, callText, SUIT_SYMBOL, SUIT_NAME, TEKA_SEATS,
 } from "./common.js";
 
 const FILES = "abcdef";
@@ -443,14 +443,89 @@ export function tekaStatus(v, names) {
   return `Hand ${v.hand_number ?? 0} · ${v.phase || ""}${who ? ` · waiting for ${who}` : ""}`;
 }
 
-export const BOARDS = { teeko, tiku, tedoku, teka };
-export const STATUS = { teeko: teekoStatus, tiku: tikuStatus, tedoku: tedokuStatus, teka: tekaStatus };
+// --------------------------------------------------------------------------- any game
 
-/** The board of any kind (a board object: svgText, patch); null without a view. */
+/** A game's grid (board().drawing "grid": ``view[spec.cells]``, ``rows`` x ``cols`` entries
+ * in reading order from a1, each a seat number or null, drawn as ``spec.marks[seat]``). */
+export function grid(v, names, opts = {}) {
+  const spec = opts.spec || {};
+  const rows = spec.rows || 3, cols = spec.cols || 3, cell = 100, pad = 40;
+  const W = pad * 2 + cols * cell, H = pad * 2 + rows * cell;
+  const min = minUnits(opts, W, H);
+  const cells = v[spec.cells || "cells"] || [];
+  const marks = spec.marks || [];
+  let s = `<rect class="wood" x="0" y="0" width="${W}" height="${H}" rx="18"/>`;
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
+    s += `<rect class="gcell" x="${pad + c * cell}" y="${pad + r * cell}" width="${cell}" height="${cell}"/>`;
+  }
+  const layers = [["grid", s]];
+  s = "";
+  cells.forEach((seat, i) => {
+    if (seat === null || seat === undefined) return;
+    const c = i % cols, r = rows - 1 - Math.floor(i / cols);
+    const mark = marks[seat] ?? String(seat + 1);
+    const square = `${FILES[c] || c}${Math.floor(i / cols) + 1}`;
+    s += `<text class="gmark p${seat}"${fs(64, min)} data-square="${esc(square)}" data-seat="${seat}" x="${pad + c * cell + cell / 2}" y="${pad + r * cell + cell / 2 + 22}">${esc(mark)}</text>`;
+  });
+  layers.push(["marks", s]);
+  return board(W, H, "grid", layers);
+}
+
+/** Any game without a drawing of its own: its seats (whose turn) and the view's fields. */
+export function generic(v, names, opts = {}) {
+  const kind = opts.kind || "";
+  const lines = [];
+  const toAct = new Set(v.to_act || []);
+  names.forEach((n, seat) => lines.push([`${toAct.has(seat) ? "▶ " : ""}${seatLabel(kind, seat)}: ${n || ""}`, "gseat"]));
+  for (const [k, value] of Object.entries(v)) {
+    if (["to_act", "game", "options"].includes(k) || value === null || typeof value === "object") continue;
+    lines.push([`${k.replace(/_/g, " ")}: ${value}`, "gfield"]);
+  }
+  const W = 600, step = 36, H = 40 + step * Math.max(1, lines.length);
+  const min = minUnits(opts, W, H);
+  const text = lines.map(([t, cls], i) => `<text class="${cls}"${fs(24, min)} x="30" y="${50 + i * step}"${fitText(t.length, 24, W - 60)}>${esc(t)}</text>`).join("");
+  return board(W, H, "generic", [["panel", `<rect class="wood" x="0" y="0" width="${W}" height="${H}" rx="18"/>`], ["text", text]]);
+}
+
+function genericStatus(v, names) {
+  const who = (v.to_act || []).map((s) => names[s] || `Seat ${s + 1}`);
+  return who.length ? `Waiting for ${who.join(", ")}` : "";
+}
+
+/** The drawings by name (a game's board().drawing, docs/games.md). */
+export const BOARDS = { teeko, tiku, tedoku, teka, grid, generic };
+const STATUS_OF = { teeko: teekoStatus, tiku: tikuStatus, tedoku: tedokuStatus, teka: tekaStatus };
+const SHEETS = { teka: tekaSheet };
+const DRAWS_BOT = new Set(["teka"]);  // drawings that show a thinking bot
+
+function drawingOf(kind) {
+  const d = infoOf(kind).board.drawing;
+  return BOARDS[d] ? d : "generic";
+}
+
+/** The status line of a game's view (its drawing's, else who is being waited for). */
+export function statusOf(kind, view, names) {
+  return (STATUS_OF[drawingOf(kind)] || genericStatus)(view, names || []);
+}
+
+/** The score sheet of a game whose board() has ``sheet`` (HTML), "" for none. */
+export function sheetOf(kind, view) {
+  const fn = SHEETS[drawingOf(kind)];
+  return fn ? fn(view) : "";
+}
+
+/** Whether the game's drawing shows a bot thinking (redrawn when a bot starts). */
+export function drawsBot(kind) {
+  return DRAWS_BOT.has(drawingOf(kind));
+}
+
+/** The board of any game (a board object: svgText, patch), drawn by the drawing its
+ * board() names (the generic one for a drawing this page does not have); null without a
+ * view. */
 export function drawn(kind, view, names, opts) {
-  const fn = BOARDS[kind];
-  if (!fn || !view) return null;
-  return fn(view, names || [], opts || {});
+  if (!view) return null;
+  const spec = infoOf(kind).board;
+  return BOARDS[drawingOf(kind)](view, names || [], { ...(opts || {}), spec, kind });
 }
 
 /** The board of any kind as SVG markup; an empty view draws a placeholder. */

@@ -6,17 +6,34 @@ export function esc(value) {
   })[c]);
 }
 
-export const KIND_NAMES = { teeko: "Teeko", tiku: "Tiku", tedoku: "Tedoku", teka: "Teka" };
-const SEAT_COLOURS = { teeko: ["White", "Black"], tiku: ["Light", "Dark"] };
 export const TEKA_SEATS = ["North", "East", "South", "West"];
+
+// What the pages know of each game comes from the server (the rules core's Game.info: its
+// title, seat labels, sides, what its drawing needs), given in the page's configuration.
+const KINDS = {};
+
+/** Learn the games of a page's configuration: {kind: info}. */
+export function learnKinds(kinds) {
+  Object.assign(KINDS, kinds || {});
+}
+
+/** A game's info (docs/games.md); an unknown game gets the generic drawing. */
+export function infoOf(kind) {
+  return KINDS[kind] || { kind, title: kind, seat_labels: [], sides: [],
+    board: { drawing: "generic", step: "round", sheet: false } };
+}
+
+/** The game's name for people ("Teeko"). */
+export function kindTitle(kind) {
+  return infoOf(kind).title || kind;
+}
 export const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 export const SUIT_NAME = { S: "Spades", H: "Hearts", D: "Diamonds", C: "Clubs" };
 
 /** The seat's place at the table in a word: White/Black, Light/Dark, North..., Seat N. */
 export function seatLabel(kind, seat) {
-  if (kind === "teka") return TEKA_SEATS[seat % 4];
-  const names = SEAT_COLOURS[kind];
-  if (names && seat >= 0 && seat < names.length) return names[seat];
+  const names = infoOf(kind).seat_labels || [];
+  if (seat >= 0 && seat < names.length) return names[seat];
   return `Seat ${seat + 1}`;
 }
 
@@ -50,8 +67,10 @@ export function marks(events) {
   return out;
 }
 
+/** What the replay steps by (the game's board().step): "hand", "turn", "round", or "". */
 export function markName(kind) {
-  return kind === "teka" ? "hand" : kind === "tedoku" ? "turn" : "round";
+  const step = infoOf(kind).board.step;
+  return step === undefined ? "round" : step;
 }
 
 /** The sentences of events ``from``..``to`` and the result line, from the server

@@ -2,9 +2,10 @@
 // position (slider, steps, autoplay, keyboard, move list, ?seq=N links). docs/web.md.
 
 import {
-  esc, fetchWords, marks, markName, playerNames, reportError, seatLabel, KIND_NAMES,
+  esc, fetchWords, infoOf, kindTitle, learnKinds, marks, markName, playerNames, reportError,
+  seatLabel,
 } from "./common.js";
-import { drawn, patch, STATUS, tekaSheet } from "./boards.js";
+import { drawn, drawsBot, patch, sheetOf, statusOf } from "./boards.js";
 import { Watcher } from "./watch.js";
 
 window.addEventListener("error", (e) => reportError(e.error || e.message));
@@ -13,6 +14,7 @@ window.addEventListener("unhandledrejection", (e) => reportError(e.reason));
 const config = JSON.parse(document.getElementById("gn-config").textContent);
 const game = config.game;
 const kind = game.kind;
+learnKinds({ [kind]: config.info });
 const $ = (id) => document.getElementById(id);
 const stats = (window.gnStats ||= {});
 Object.assign(stats, { errors: stats.errors || [], frames: 0, gaps: 0, reconnects: 0, steps: 0 });
@@ -216,15 +218,15 @@ function show(i) {
   const names = currentNames();
   const bot = st.bot && st.bot.seq === i ? st.bot : null;
   patch($("board"), drawn(kind, view, names, { bot, box: boardBox(), minPx: MIN_TEXT_PX }));
-  $("status").textContent = STATUS[kind] ? STATUS[kind](view, names) : "";
+  $("status").textContent = statusOf(kind, view, names);
   const out = view.outcome || (i === st.head && !st.live ? game.outcome : null);
   $("outcome").textContent = out ? st.result : "";
   const caption = captionOf(i);
   $("caption").textContent = caption;
   st.captioned = caption;
-  if (kind === "teka") {
+  if (infoOf(kind).board.sheet) {
     const key = `${(view.sheet || []).length}:${i === st.head}`;
-    if (key !== st.sheetKey) { $("sheet").innerHTML = tekaSheet(view); st.sheetKey = key; }
+    if (key !== st.sheetKey) { $("sheet").innerHTML = sheetOf(kind, view); st.sheetKey = key; }
   }
   markMove(i);
   setControls();
@@ -364,7 +366,7 @@ function bind() {
   $("last").onclick = () => go(st.head);
   $("prev-mark").onclick = () => jumpMark(-1);
   $("next-mark").onclick = () => jumpMark(1);
-  $("prev-mark").hidden = $("next-mark").hidden = kind === "teeko";
+  $("prev-mark").hidden = $("next-mark").hidden = !markName(kind);
   $("prev-mark").textContent = `\u2190 ${markName(kind)}`;
   $("next-mark").textContent = `${markName(kind)} \u2192`;
   $("play").onclick = play;
@@ -437,7 +439,7 @@ function startLive() {
     onBot(f) {
       st.bot = f;
       renderPlayers();
-      if (kind === "teka" && st.following && st.index === f.seq) show(f.seq);
+      if (drawsBot(kind) && st.following && st.index === f.seq) show(f.seq);
     },
     onFinished(f) {
       // the match is over: from now on it is shown whole, like any finished game
@@ -474,7 +476,7 @@ function startLive() {
 // ----------------------------------------------------------------------------- start
 
 function main() {
-  document.title = `${KIND_NAMES[kind] || kind} #${game.id} · gamenight`;
+  document.title = `${kindTitle(kind)} #${game.id} · gamenight`;
   bind();
   renderPlayers();
   if (st.live) {

@@ -3,10 +3,13 @@
 // game socket, draws the seat's own view (boards.js) and offers the seat's legal commands as
 // buttons. It never asks for anything but this seat's view: the server redacts the rest.
 import { update } from "./boards.js";
-import { playerNames, seatLabel, cardText, callText, resultLine, reportError } from "./common.js";
+import {
+  playerNames, seatLabel, cardText, callText, learnKinds, resultLine, reportError,
+} from "./common.js";
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
 let game = config.game;
+learnKinds({ [game.kind]: config.info });
 const $ = (id) => document.getElementById(id);
 const KEY = (id) => `gamenight-seat-${id}`;
 let cred = null;
@@ -114,7 +117,8 @@ function frame(f) {
 
 function draw(f) {
   update($("board"), game.kind, f.view, playerNames(game), { seat: cred.seat });
-  const hand = game.kind === "teka" && Array.isArray(f.view.hand) ? f.view.hand : [];
+  // (a hand of cards: a list of card names; Tedoku's "hand" is no list)
+  const hand = Array.isArray(f.view.hand) ? f.view.hand : [];
   $("hand").innerHTML = hand.map((c) => `<span class="card suit-${c[1]}" data-card="${c}">${cardText(c)}</span>`).join("");
   legal = f.legal || [];
   const mine = (f.to_act || []).includes(cred.seat) && legal.length && !f.outcome;

@@ -3,10 +3,11 @@
 // short code (docs/web.md). The organiser (a logged-in creator or staff user) may hand a
 // seat to another phone or to a bot.
 import { update } from "./boards.js";
-import { playerNames, seatLabel, resultLine, reportError } from "./common.js";
+import { learnKinds, playerNames, seatLabel, resultLine, reportError } from "./common.js";
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
 let game = config.game;
+learnKinds({ [game.kind]: config.info });
 const $ = (id) => document.getElementById(id);
 let token = localStorage.getItem("gamenight-token");
 let ws = null;

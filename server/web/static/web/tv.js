@@ -1,14 +1,15 @@
 // TV mode (/tv/): every live table in a grid, each over its own spectator socket; pages of
 // tables rotate when there are more than fit. docs/web.md.
 
-import { esc, fetchWords, playerNames, reportError, KIND_NAMES } from "./common.js";
-import { STATUS, update } from "./boards.js";
+import { esc, fetchWords, kindTitle, learnKinds, playerNames, reportError } from "./common.js";
+import { drawsBot, statusOf, update } from "./boards.js";
 import { Watcher } from "./watch.js";
 
 window.addEventListener("error", (e) => reportError(e.error || e.message));
 window.addEventListener("unhandledrejection", (e) => reportError(e.reason));
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
+learnKinds(config.kinds);
 const params = new URLSearchParams(location.search);
 const ROTATE_MS = 1000 * (parseFloat(params.get("rotate")) || 15);
 const POLL_MS = 1000 * (parseFloat(params.get("poll")) || 10);
@@ -36,7 +37,7 @@ function addTile(g) {
   const el = document.createElement("article");
   el.className = `tile kind-${g.kind}`;
   el.dataset.game = String(g.id);
-  el.innerHTML = `<header><a href="/games/${g.id}/">${esc(KIND_NAMES[g.kind] || g.kind)} #${g.id}</a>`
+  el.innerHTML = `<header><a href="/games/${g.id}/">${esc(kindTitle(g.kind))} #${g.id}</a>`
     + `<span class="tile-players">${esc(playerNames(g).join(" · "))}</span></header>`
     + `<div class="tile-board"></div><p class="tile-caption"></p><p class="tile-status"></p>`;
   const t = { game: g, el, view: null, last: null, seq: g.seq, dirty: true, outcome: null, bot: null,
@@ -51,7 +52,7 @@ function addTile(g) {
       t.dirty = true;
       if (t.visible) draw(t);
     },
-    onBot(f) { t.bot = f; if (t.visible && g.kind === "teka") { t.dirty = true; draw(t); } },
+    onBot(f) { t.bot = f; if (t.visible && drawsBot(g.kind)) { t.dirty = true; draw(t); } },
     onFinished(f) {
       t.view = f.view; t.outcome = f.outcome; t.seq = f.seq; stats.seqs[g.id] = f.seq;
       t.texts.clear();  // (now worded whole, as a finished game is public)
@@ -107,7 +108,7 @@ function draw(t) {
   t.el.querySelector(".tile-caption").textContent = t.last ? `${t.last.seq}. ${text ?? ""}` : "";
   word(t);
   const status = t.outcome ? t.result
-    : (t.view && STATUS[t.game.kind] ? STATUS[t.game.kind](t.view, names) : "");
+    : (t.view ? statusOf(t.game.kind, t.view, names) : "");
   t.el.querySelector(".tile-status").textContent = status;
   t.el.classList.toggle("over", Boolean(t.outcome));
   stats.renders += 1;
