@@ -25,6 +25,7 @@ from server_helpers import (
 )
 from test_e2e_server import ws_client
 
+from core import upcast
 from core.api import SPECTATOR
 from server.games import store
 from server.games.runtime import SHARDS
@@ -58,6 +59,8 @@ def check_http(game_id: int, viewer: int, secret: str | None) -> None:
         return
     at = state["seq"]
     assert state["to_act"] == g.visible_to_act(states[at], viewer)
+    for rec in lines[1:]:
+        assert rec.pop("v") == upcast.current(g.name)  # (the schema version: today's)
     for rec in [*state["events"], *lines[1:]]:
         check_record(g, log, rec, viewer)
     secrets = set(g.secrets(states[at], viewer))

@@ -35,6 +35,7 @@ from server_helpers import (
 )
 
 import core
+from core import upcast
 from core.api import ALL, SPECTATOR, fold
 from server.games import store
 from server.games.runtime import SHARDS
@@ -132,6 +133,7 @@ def check_http(
     lines = [json.loads(line) for line in raw.decode().splitlines()]
     assert lines[0]["viewer"] == viewer and len(lines) == len(log) + 1
     for rec in lines[1:]:
+        assert rec.pop("v") == upcast.current("teka")  # (the schema version: today's)
         check_record(TEKA, log, rec, viewer)
 
 
