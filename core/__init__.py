@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
+import re
 import sys
 
 PURE_REQUESTED = os.environ.get("GAMENIGHT_PURE", "") not in ("", "0")
@@ -52,8 +53,9 @@ def register(game: Game) -> Game:
     if not isinstance(game, Game):
         raise TypeError(f"a game is an instance of a core.api.Game subclass, not {game!r}")
     name = game.name
-    if not name or not name.isidentifier() or len(name) > 20:
-        raise ValueError(f"a game's name is a word of at most 20 letters, not {name!r}")
+    if not re.fullmatch(r"[a-z][a-z0-9_]{0,19}", name or ""):
+        raise ValueError("a game's name is a lower-case word of at most 20 letters, digits "
+                         f"and _, not {name!r}")
     if name in BUILTIN and GAMES[name] is not game:
         raise ValueError(f"{name!r} is a game of the core")
     GAMES[name] = game

@@ -50,6 +50,9 @@ def test_register_and_unregister(tictactoe):
     impostor.name = "teka"
     with pytest.raises(ValueError, match="a game of the core"):
         core.register(impostor)
+    impostor.name = "Tic tac"
+    with pytest.raises(ValueError, match="lower-case word"):
+        core.register(impostor)
     with pytest.raises(TypeError):
         core.register("tictactoe")  # type: ignore[arg-type]
     assert core.GAMES["teka"] is not impostor

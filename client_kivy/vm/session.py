@@ -26,12 +26,18 @@ Obj = dict[str, Any]
 Post = Callable[[Callable[[], None]], None]
 
 HIDDEN_INFO_GAMES = frozenset({"teka", "tedoku"})
-SEAT_COLOURS = {"teeko": ["White", "Black"], "tiku": ["Light", "Dark"]}
+
+
+def _labels(game: str) -> list[str]:
+    g = core.GAMES.get(game)
+    return g.seat_labels(g.max_seats) if g is not None else []
 
 
 def seat_label(game: str, seat: int) -> str:
-    names = SEAT_COLOURS.get(game)
-    if names and 0 <= seat < len(names):
+    """The seat's place at the table in a word (``Game.seat_labels``: White, Light, North...,
+    else "Seat N")."""
+    names = _labels(game)
+    if 0 <= seat < len(names):
         return names[seat]
     return f"Seat {seat + 1}"
 
@@ -50,10 +56,10 @@ def partnership_of(game: str, seats: int, seat: int) -> str:
 
 
 def seat_word(game: str, seat: int) -> str:
-    """A seat told in a word: Teka's compass points, else the seat's number."""
-    if game == "teka":
-        return ["North", "East", "South", "West"][seat % 4]
-    return str(seat + 1)
+    """A seat told in a word: its place where the game names it (``Game.seat_labels``:
+    Teka's compass points, Teeko's colours), else the seat's number."""
+    label = seat_label(game, seat)
+    return str(seat + 1) if label == f"Seat {seat + 1}" else label
 
 
 def make_bot(game: str, level: Any) -> Any:
