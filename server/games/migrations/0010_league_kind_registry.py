@@ -10,7 +10,7 @@ import server.games.models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0008_event_outcome")]
+    dependencies = [("games", "0009_event_version")]
 
     operations = [
         migrations.AlterField(
