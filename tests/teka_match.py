@@ -59,10 +59,12 @@ def teka_match(
     bid: int = BID,
     trumps: str = TRUMPS,
     target: int = 1,
+    before_card: Callable[[TekaState], list[tuple[int, Obj]]] | None = None,
 ) -> list[Obj]:
     """The events of a whole Teka match: one hand of ``deal`` (dealt by the seat before
     ``bidder``, who bids ``bid`` while the others pass), played out by ``choose``, to a
-    target the hand reaches."""
+    target the hand reaches. ``before_card(state)``: commands ``(seat, command)`` to give
+    before each card (a raise and its answers)."""
     hands = deal if deal is not None else DEAL
     dealer = (bidder - 1) % 4
     deck = [c for i in range(4) for c in hands[(dealer + 1 + i) % 4]]
@@ -91,6 +93,10 @@ def teka_match(
         apply(seat, {"type": "bid", "call": bid if seat == bidder else "pass"})
     apply(bidder, {"type": "trumps", "suit": trumps})
     while state.phase == "play":
+        for seat, command in before_card(state) if before_card is not None else []:
+            apply(seat, command)
+        if state.phase != "play":
+            break
         seat = GAME.to_act(state)[0]
         legal = state_playable(state, seat)
         apply(seat, {"type": "play", "card": choose(state, seat, legal)})

@@ -29,6 +29,7 @@ class _Names:
 class ReplayScreen(Screen):
     title = StringProperty("Replay")
     caption = StringProperty("")
+    analysis_text = StringProperty("")
     index = NumericProperty(0)
     length = NumericProperty(0)
     playing = BooleanProperty(False)
@@ -47,7 +48,11 @@ class ReplayScreen(Screen):
         self.stop()
         if self.board is not None:
             self.board.stop_motion()
+        if self.model is not None and self.model is not model and self.model.teka_analysis:
+            self.model.teka_analysis.stop()
         self.model = model
+        if model.teka_analysis is not None:
+            model.teka_analysis.on_change = lambda: self._show() if self.model is model else None
         self.back_to = back_to
         self.title = title or f"Replay: {model.game_name.capitalize()}"
         self.ids.board_box.clear_widgets()
@@ -69,6 +74,8 @@ class ReplayScreen(Screen):
         if out is not None and m.index == m.length:
             text = outcome_text(_Names(m), out)  # type: ignore[arg-type]
         self.caption = text
+        a = m.teka_analysis
+        self.analysis_text = a.panel(m.index, self.names()) if a is not None else ""
         if self.moves_view is not None:
             self.moves_view.current = self.current_move()
 

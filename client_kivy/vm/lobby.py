@@ -260,7 +260,14 @@ class Lobby:
                 header = {"kind": answer.get("kind", game.get("kind"))}
             players = [{"name": s.get("name") or f"Seat {s.get('seat', 0) + 1}",
                         "kind": s.get("kind")} for s in game.get("seats", [])]
-            return ReplayModel(str(header["kind"]), [r["event"] for r in records], players)
+            model = ReplayModel(str(header["kind"]), [r["event"] for r in records], players)
+            if model.game_name == "teka" and header.get("status") == "finished":
+                from client_kivy.vm.teka_analysis import TekaReplayAnalysis
+
+                # (computed by the server in the background: asked for until it is ready)
+                model.teka_analysis = TekaReplayAnalysis(model.events)
+                model.teka_analysis.fetch(lambda: api.analysis(int(game["id"])), self.post)
+            return model
 
         self._run(work, done)
 

@@ -531,10 +531,14 @@ def verify(request: HttpRequest, game_id: int) -> Any:
 
 @api(("GET",))
 def analysis(request: HttpRequest, game_id: int) -> Any:
-    """A finished Teeko game ply by ply under perfect play (core.teeko_analysis.analyse)."""
+    """A finished Teeko game ply by ply under perfect play (core.teeko_analysis.analyse);
+    a finished Teka match hand by hand, double-dummy (core.teka_analysis, computed in the
+    background: 202 with the progress until it is ready)."""
     g = get_game(game_id)
+    if g.kind == "teka":
+        return teka_analysis(g)
     if g.kind != "teeko":
-        raise ApiError(400, "bad_request", f"analysis is for Teeko games, not {g.kind}")
+        raise ApiError(400, "bad_request", f"analysis is for Teeko and Teka games, not {g.kind}")
     if g.status != Game.FINISHED:
         # Teeko hides nothing, but the analysis of a running game is a hint for its players.
         raise ApiError(409, "not_finished", "a game is analysed once it is finished")
@@ -550,6 +554,23 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
         raise ApiError(409, "no_table", ensure_table(exc.squares) or exc.reason) from None
     out["id"] = g.pk
     return out
+
+
+def teka_analysis(g: Game) -> Any:
+    if g.status != Game.FINISHED:
+        # Every hand is shown: never while the match is played.
+        raise ApiError(409, "not_finished", "a match is analysed once it is finished")
+    from . import teka_analysis_jobs
+
+    def events() -> list[Any]:
+        return [ev for _, _, ev in store.entry(g.pk, fresh=True).log]
+
+    status, out = teka_analysis_jobs.lookup(g.pk, events)
+    if status == 200:
+        return out
+    resp = JsonResponse(out, status=status)
+    resp["Retry-After"] = "2"
+    return resp
 
 
 @api(("GET",))

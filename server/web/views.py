@@ -66,7 +66,10 @@ def _seq_param(raw: str | None) -> int | None:
 def _analysis(g: Game) -> dict[str, Any] | None:
     """For a finished Teeko game: where its analysis is (``/api/games/<id>/analysis/``) and
     whether this server has the solved table of its pattern set (else the page does not ask,
-    and says the analysis is not available here)."""
+    and says the analysis is not available here). A finished Teka match: always (computed
+    on the first request)."""
+    if g.kind == "teka" and g.status == Game.FINISHED:
+        return {"url": f"/api/games/{g.pk}/analysis/", "ready": True}
     if g.kind != "teeko" or g.status != Game.FINISHED:
         return None
     from core import teeko_table
