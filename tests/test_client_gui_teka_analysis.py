@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from server_fixtures import start_daphne, stop_daphne
-from teka_match import BID, THROW, teka_match, throwing
+from teka_match import BID, SEATS, THROW, teka_match, throwing
 
 from client_kivy import testing
 
@@ -31,7 +31,7 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
     from server.games import store
 
     events = teka_match(throwing(THROW), bid=BID + 1)
-    game_id = store.import_game("teka", None, None, events).pk
+    game_id = store.import_game("teka", None, SEATS, events).pk
     server = start_daphne(tmp_path, "app-teka-analysis",
                           {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / "analysis")})
     try:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from server_fixtures import start_daphne, stop_daphne
-from teka_match import BID, THROW, teka_match, throwing
+from teka_match import BID, SEATS, THROW, teka_match, throwing
 from web_browser import Watched, browser, in_thread  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
@@ -49,7 +49,7 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
     from server.games import store
 
     events = teka_match(throwing(THROW), bid=BID + 1)
-    game_id = in_thread(lambda: store.import_game("teka", None, None, events).pk)
+    game_id = in_thread(lambda: store.import_game("teka", None, SEATS, events).pk)
     server = start_daphne(tmp_path, "web-teka-analysis",
                           {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / "analysis")})
     try:
@@ -90,6 +90,9 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
         assert not page.is_visible("#deal")
         assert page.get_attribute("#sheet td.par", "data-par") == str(h["par"])
         assert "made_against_par" in (page.get_attribute("#sheet td.par", "class") or "")
+        assert events[-1]["type"] == "score"  # (the match ends with the hand)
+        assert "par 10 in ♠ (bid 11: overbid)" in page.text_content("#caption")
+        assert "made against par" in page.text_content("#caption")
         out = shots()
         if out is not None:
             page.screenshot(path=str(out / "web-desktop-replay-teka-analysis.png"))
@@ -100,7 +103,7 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
         page.click(f'#moves button[data-seq="{trumps_seq}"]')
         page.wait_for_function("() => window.gnStats.index === %d" % trumps_seq)
         if out is not None:
-            page.screenshot(path=str(out / "web-desktop-replay-teka-deal.png"))
+            page.screenshot(path=str(out / "web-desktop-replay-teka-deal.png"), full_page=True)
         summary = page.text_content("#analysis")
         assert "tricks lost to play" in summary and "decided the match: 1" in summary, summary
         assert w.js_errors() == []

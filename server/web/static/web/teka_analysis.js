@@ -72,6 +72,7 @@ export class TekaMarks {
     this.card = 0;
     this.lastDeal = 0;
     this.bySeq = [];       // bySeq[seq] = the card's analysis (play events)
+    this.scored = [];      // scored[seq] = the hand scored there
     this.starts = [];      // [{from, firstPlay, hand}]: a hand's deal and first card (seqs)
   }
 
@@ -87,6 +88,9 @@ export class TekaMarks {
         this.card = 0;
         const h = this.data.hands[this.hand];
         if (h) this.starts.push({ from: this.lastDeal, hand: h });
+      } else if (t === "score") {
+        const h = this.data.hands[this.hand];
+        if (h) this.scored[rec.seq] = h;
       } else if (t === "play") {
         const h = this.data.hands[this.hand];
         const c = h ? h.cards[this.card++] : null;
@@ -107,8 +111,10 @@ export class TekaMarks {
     return this.seq > from;
   }
 
-  /** The caption's note for event ``seq`` (a card played). */
+  /** The caption's note for event ``seq`` (a card played, a hand scored). */
   note(seq) {
+    const h = this.scored[seq];
+    if (h) return ` \u2014 ${parLine(h)}${h.outcome ? `; ${OUTCOME[h.outcome]}` : ""}`;
     const c = this.bySeq[seq];
     if (!c || c.cost === undefined) return "";
     if (c.cost === null) return " \u2014 not solved in time";
