@@ -68,6 +68,12 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
         assert "played AH" in replay.caption
         assert "? cost 1 trick (declarers 10 -> 11)" in replay.caption, replay.caption
         assert replay.ids.analysis.text.startswith("Double-dummy, tricks lost to play")
+        replay.show_moves()
+        testing.pump(2)
+        marked = [line for line in replay.moves_view.lines if line.endswith("?")]
+        assert marked == ["7. Bob played AH  ?"], marked
+        replay.moves_view.dismiss(animation=False)
+        testing.pump(2)
         if shots:
             testing.screenshot(str(Path(shots) / "tablet-replay-teka-analysis.png"))
         # the score: the par beside it

@@ -73,6 +73,8 @@ class ReplayScreen(Screen):
         text = f"{m.index} / {m.length}   {m.event_text()}"
         if out is not None and m.index == m.length:
             text = outcome_text(_Names(m), out)  # type: ignore[arg-type]
+            if m.teka_analysis is not None:  # (a match ends with its last hand's score)
+                text += m.teka_analysis.note(m.index - 1)
         self.caption = text
         a = m.teka_analysis
         self.analysis_text = a.panel(m.index, self.names()) if a is not None else ""
@@ -96,6 +98,10 @@ class ReplayScreen(Screen):
             return
         view = MoveList(title="Moves", pick=self.go_to_move)
         view.lines = move_list(m.events, self.names())
+        if m.teka_analysis is not None:  # (a costly card: its ? or ?? mark)
+            at = [k for k, ev in enumerate(m.events) if move_list([ev])]
+            view.lines = [line + m.teka_analysis.mark(k)
+                          for line, k in zip(view.lines, at, strict=False)]
         view.current = self.current_move()
         view.bind(on_dismiss=lambda *_: setattr(self, "moves_view", None))
         self.moves_view = view

@@ -130,6 +130,13 @@ class TekaReplayAnalysis:
             return f" - {par_text(h)}; {OUTCOMES.get(h.get('outcome') or '', '')}".rstrip("; ")
         return ""
 
+    def mark(self, index: int) -> str:
+        """``"  ?"`` after the move list's line of a card that cost one trick, ``"  ??"``
+        more, else ``""``."""
+        c = self.cards.get(index)
+        m = cost_mark(c.get("cost")) if c is not None else ""
+        return f"  {m}" if m else ""
+
     def panel(self, index: int, names: list[str]) -> str:
         """The analysis line under the board for the position after ``index`` events: the
         progress while computing, the deal and par from a hand's deal to its first card,
