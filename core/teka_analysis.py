@@ -30,7 +30,7 @@ from core.teka import (
     side_of,
     sorted_cards,
 )
-from core.teka_dd import Position, Solver, position_from_state
+from core.teka_dd import Position, Solver
 
 VERSION: Final = 1
 """Bumped whenever the analysis JSON or its figures change (a cache key)."""
@@ -65,6 +65,21 @@ class _FullSolver:
         return self.solver.value()
 
 
+def position_of(state: TekaState) -> Position:
+    """The double-dummy position of a hand in play (a double-13 partner's laid-aside hand
+    taking no part), the declaring side the bidder's."""
+    hands = [[] if s == state.sitting_out else list(h) for s, h in enumerate(state.hands)]
+    return Position(
+        hands,
+        state.trumps,
+        state.leader,
+        [str(e["card"]) for e in state.trick],
+        not state.tricks,
+        state.sitting_out,
+        side_of(state.bidder),
+    )
+
+
 def full_solver() -> SolveFn:
     """A solve function without a time budget (one transposition table for all calls)."""
     return _FullSolver()
@@ -85,7 +100,7 @@ class HandPlan:
         self.sitting_out: int = state.sitting_out
         self.calls: list[Obj] = [dict(c) for c in calls]
         self.deal: list[list[str]] = [list(h) for h in state.hands]
-        self.positions: list[Position] = [position_from_state(state)]
+        self.positions: list[Position] = [position_of(state)]
         """``positions[k]``: after ``k`` cards of the hand (0: the opening lead)."""
         self.won: list[int] = [0]
         """``won[k]``: tricks the declaring side had completed after ``k`` cards."""
@@ -97,9 +112,8 @@ class HandPlan:
 
     def opening(self, trumps: str) -> Position:
         """The opening lead with ``trumps`` as the trump suit."""
-        return Position(
-            self.deal, trumps, self.bidder, [], True, self.sitting_out, self.side
-        )
+        hands = [[] if s == self.sitting_out else h for s, h in enumerate(self.deal)]
+        return Position(hands, trumps, self.bidder, [], True, self.sitting_out, self.side)
 
 
 def plan(events: list[Obj]) -> tuple[list[HandPlan], TekaState]:
@@ -139,7 +153,7 @@ def plan(events: list[Obj]) -> tuple[list[HandPlan], TekaState]:
                     "signal": event.get("signal"),
                 }
             )
-            current.positions.append(position_from_state(state))
+            current.positions.append(position_of(state))
             current.won.append(state.won[current.side])
         elif kind == "raise" and current is not None:
             current.raises.append(

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from core.teka import GAME, TekaState, side_of, state_playable
-from core.teka_dd import position_from_state, solve_cards
+from core.teka_analysis import position_of
+from core.teka_dd import solve_cards
 
 Obj = dict[str, Any]
 
@@ -38,7 +39,7 @@ Chooser = Callable[[TekaState, int, list[str]], str]
 
 def best_card(state: TekaState, seat: int, legal: list[str]) -> str:
     """A double-dummy best card for ``seat`` (the first of the best, in hand order)."""
-    values = solve_cards(position_from_state(state))
+    values = solve_cards(position_of(state))
     mine = side_of(seat) == side_of(state.bidder)
     target = max(values.values()) if mine else min(values.values())
     return next(c for c in legal if values[c] == target)
@@ -59,7 +60,7 @@ def teka_match(
     choose: Chooser = best_card,
     deal: list[list[str]] | None = None,
     bidder: int = BIDDER,
-    bid: int = BID,
+    bid: int | str = BID,
     trumps: str = TRUMPS,
     target: int = 1,
     before_card: Callable[[TekaState], list[tuple[int, Obj]]] | None = None,

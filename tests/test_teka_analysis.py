@@ -10,7 +10,7 @@ from random import Random
 import pytest
 from teka_match import BID, DEAL, THROW, best_card, teka_match, throwing
 
-from core.teka import DECK, SUITS
+from core.teka import DECK, DOUBLE_13, SUITS, TekaState
 from core.teka_analysis import analyse, par_points, plan
 from core.teka_dd import Position, solve
 
@@ -72,8 +72,8 @@ def test_a_raise_is_checked_against_the_figure_when_it_was_made() -> None:
     """North raises 9 to 11 after the first trick, both opponents accept: unsafe (10 at
     most); the hand then fails."""
 
-    def raise_once(state: object) -> list[tuple[int, dict[str, object]]]:
-        if len(getattr(state, "tricks")) == 1 and not getattr(state, "raised"):
+    def raise_once(state: TekaState) -> list[tuple[int, dict[str, object]]]:
+        if len(state.tricks) == 1 and not state.raised:
             return [(0, {"type": "raise", "to": 11}), (1, {"type": "accept_raise"}),
                     (3, {"type": "accept_raise"})]
         return []
@@ -84,6 +84,17 @@ def test_a_raise_is_checked_against_the_figure_when_it_was_made() -> None:
     ]
     assert h["contract"]["final_bid"] == 11 and h["contract"]["raised"] is True
     assert h["result"]["made"] is False
+
+
+def test_a_double_13_is_solved_with_the_partner_s_hand_laid_aside() -> None:
+    a = analyse(teka_match(best_card, bid=DOUBLE_13))
+    (h,) = a["hands"]
+    assert h["contract"]["double13"] and h["sitting_out"] == 2 and len(h["deal"][2]) == 13
+    three = [list(DEAL[0]), list(DEAL[1]), [], list(DEAL[3])]
+    for suit in SUITS:
+        assert h["par_suits"][suit] == solve(Position(three, suit, 0, [], True, 2, 0))
+    assert h["par"] == h["par_suits"]["S"] and h["verdict"] in ("overbid", "exact")
+    assert all(c["seat"] != 2 for c in h["cards"]) and all(c["cost"] == 0 for c in h["cards"])
 
 
 def test_forced_and_double_13_par_points() -> None:

@@ -76,7 +76,7 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
             "v.textContent, v.dataset.cost]; }).filter(Boolean)")
         assert rows == want and len(want) == 1, (rows, want)
         # the deal and its par, at the start of the hand
-        page.wait_for_function("() => window.gnStats.index === %d" % trumps_seq)
+        page.wait_for_function(f"() => window.gnStats.index === {trumps_seq}")
         assert page.is_visible("#deal")
         deal = page.evaluate(
             "() => [...document.querySelectorAll('#deal .deal-hands li')].map(li => "
@@ -86,7 +86,7 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
         assert f"par {h['par']} in ♠ (bid 11: overbid)" in page.text_content("#deal .par")
         # the par beside the hand's score line (the sheet at the end of the match)
         page.keyboard.press("End")
-        page.wait_for_function("() => window.gnStats.index === %d" % len(events))
+        page.wait_for_function(f"() => window.gnStats.index === {len(events)}")
         assert not page.is_visible("#deal")
         assert page.get_attribute("#sheet td.par", "data-par") == str(h["par"])
         assert "made_against_par" in (page.get_attribute("#sheet td.par", "class") or "")
@@ -98,10 +98,10 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
             page.screenshot(path=str(out / "web-desktop-replay-teka-analysis.png"))
         # the caption of the costly card says its cost
         page.click(f'#moves button[data-seq="{want[0][0]}"]')
-        page.wait_for_function("() => window.gnStats.index === %d" % want[0][0])
+        page.wait_for_function(f"() => window.gnStats.index === {want[0][0]}")
         assert "? cost 1 trick (declarers 10 → 11)" in page.text_content("#caption")
         page.click(f'#moves button[data-seq="{trumps_seq}"]')
-        page.wait_for_function("() => window.gnStats.index === %d" % trumps_seq)
+        page.wait_for_function(f"() => window.gnStats.index === {trumps_seq}")
         if out is not None:
             page.screenshot(path=str(out / "web-desktop-replay-teka-deal.png"), full_page=True)
         summary = page.text_content("#analysis")

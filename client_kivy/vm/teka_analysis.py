@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from core.api import Obj
@@ -174,14 +175,12 @@ class TekaReplayAnalysis:
                 try:
                     body = get()
                 except ApiError as exc:
-                    reason = exc.reason
-                    post(lambda: self._unavailable(reason))
+                    post(partial(self._unavailable, exc.reason))
                     return
                 if isinstance(body, dict) and isinstance(body.get("hands"), list):
-                    post(lambda: self.set_data(body))
+                    post(partial(self.set_data, body))
                     return
-                progress = str((body or {}).get("progress") or "")
-                post(lambda: self._progress(progress))
+                post(partial(self._progress, str((body or {}).get("progress") or "")))
                 self._stop.wait(sleep)
 
         threading.Thread(target=work, daemon=True, name="gamenight-teka-analysis").start()

@@ -6,7 +6,8 @@ from inside) and starts a fresh one for the next position. No Django here.
 Protocol on the child's stdin/stdout, one JSON object a line: the parent writes a position
 (``hands``, ``trumps``, ``leader``, ``trick``, ``first_trick``, ``sitting_out``, ``side``, the
 fields of :class:`core.teka_dd.Position`), the child answers ``{"value": tricks}`` or
-``{"error": reason}`` (and ``{"ready": true}`` once, when it has started). The child ends at the end of its input, or when its parent dies.
+``{"error": reason}`` (and ``{"ready": true}`` once, when it has started). The child ends
+at the end of its input, or when its parent dies.
 """
 
 from __future__ import annotations

@@ -101,7 +101,7 @@ def lookup(game_id: int, events: Any) -> tuple[int, dict[str, Any]]:
     if done is not None:
         return 200, done
     lock.parent.mkdir(parents=True, exist_ok=True)
-    f = open(lock, "a+b")  # noqa: SIM115  (held by the job until it ends)
+    f = open(lock, "a+b")  # (held by the job until it ends)
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
