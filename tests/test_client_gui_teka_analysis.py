@@ -60,7 +60,7 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
         assert replay.ids.analysis.opacity == 1
         shots = os.environ.get("GAMENIGHT_SCREENSHOTS", "")
         if shots:
-            testing.screenshot(str(Path(shots) / "tablet-replay-teka-deal.png"))
+            testing.screenshot(str(Path(shots) / "app-replay-teka-deal.png"))
         # the costly card: East's ace of hearts, its cost in the caption
         plays = [i + 1 for i, e in enumerate(events) if e["type"] == "play"]
         replay.ids.slider.value = plays[1]
@@ -75,7 +75,7 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
         replay.moves_view.dismiss(animation=False)
         testing.pump(2)
         if shots:
-            testing.screenshot(str(Path(shots) / "tablet-replay-teka-analysis.png"))
+            testing.screenshot(str(Path(shots) / "app-replay-teka-analysis.png"))
         # the score: the par beside it
         score = 1 + next(i for i, e in enumerate(events) if e["type"] == "score")
         replay.ids.slider.value = score

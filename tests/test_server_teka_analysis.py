@@ -78,8 +78,11 @@ def test_a_finished_match_is_analysed_once_in_the_background(
                    if f"WARNING  analysing Teka match {g.pk} " in line]
         assert len(started) == 1, [line for text in logs for line in text.splitlines()
                                    if "nalys" in line]
+        from server.games.models import ChainHead
+
+        head = ChainHead.objects.get(game_id=g.pk).head
         assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == [
-            f"teka-{g.pk}-v1.json"
+            f"teka-{g.pk}-v1-{head[:16]}.json"
         ]
         # never for a live match, nor another method; errors as JSON
         status, err, _ = get(f"{servers[0].http}/api/games/{live.pk}/analysis/")
@@ -91,3 +94,17 @@ def test_a_finished_match_is_analysed_once_in_the_background(
     finally:
         for s in servers:
             stop_daphne(s)
+
+
+def test_a_cache_that_cannot_be_written_is_a_503_with_a_reason(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    monkeypatch.setenv("GAMENIGHT_ANALYSIS_DIR", str(blocked / "analysis"))
+    g = store.import_game("teka", None, None, teka_match(throwing(THROW)))
+    r = client.get(f"/api/games/{g.pk}/analysis/")
+    assert r.status_code == 503, r.content
+    err = r.json()["error"]
+    assert err["code"] == "unavailable" and "cannot be kept" in err["reason"]
+    assert str(tmp_path) not in err["reason"]  # (no path of the server's)

@@ -1,9 +1,10 @@
 """The analysis of finished Teka matches, computed off the request path and kept in a file
-cache (derived data, never the log): ``<cache>/teka-<game>-v<version>.json``.
+cache (derived data, never the log): ``<cache>/teka-<game>-v<version>-<head>.json`` (``head``: the
+start of the hash of the match's last event).
 
 A request for a match not analysed yet starts its analysis (:func:`lookup`) and is answered
 ``202`` with the progress; every later request, in this process or another one, shares that
-computation: an exclusive ``flock`` on ``teka-<game>-v<version>.lock`` is held from the
+computation: an exclusive ``flock`` on the ``.lock`` file of the same name is held from the
 request that starts it to the end, and the progress is a small JSON file beside it. The
 analyses run in threads (``GAMENIGHT_TEKA_ANALYSES`` at a time, default 1); each thread
 only waits on a child process that solves (:class:`server.games.dd_worker.BudgetedSolve`,
@@ -40,10 +41,10 @@ def cache_dir() -> Path:
     return Path(own) if own else Path(settings.VAR_DIR) / "analysis"
 
 
-def _paths(game_id: int) -> tuple[Path, Path, Path]:
+def _paths(game_id: int, head: str) -> tuple[Path, Path, Path]:
     from core.teka_analysis import VERSION
 
-    base = cache_dir() / f"teka-{game_id}-v{VERSION}"
+    base = cache_dir() / f"teka-{game_id}-v{VERSION}-{head[:16]}"
     return (base.with_suffix(".json"), base.with_suffix(".progress"),
             base.with_suffix(".lock"))
 
@@ -63,7 +64,7 @@ def _read(path: Path) -> Any:
         return None
 
 
-def _start(game_id: int, events: list[Any], lock_file: IO[bytes]) -> None:
+def _start(game_id: int, head: str, events: list[Any], lock_file: IO[bytes]) -> None:
     """Run the analysis in a daemon thread (a stopping server does not wait for it; its
     solver child ends with the process) once one of the ``GAMENIGHT_TEKA_ANALYSES`` slots
     (default 1) is free."""
@@ -79,7 +80,7 @@ def _start(game_id: int, events: list[Any], lock_file: IO[bytes]) -> None:
 
     def work() -> None:
         with slots:
-            _run(game_id, events, lock_file)
+            _run(game_id, head, events, lock_file)
 
     threading.Thread(target=work, daemon=True, name=f"gamenight-teka-analysis-{game_id}").start()
 
@@ -92,11 +93,13 @@ def progress_text(p: dict[str, Any]) -> str:
     return "starting"
 
 
-def lookup(game_id: int, events: Any) -> tuple[int, dict[str, Any]]:
+def lookup(game_id: int, head: str, events: Any) -> tuple[int, dict[str, Any]]:
     """``(200, analysis)`` when it is in the cache, else ``(202, progress)`` (an analysis is
     running or was just started for ``events``, a callable returning the match's events,
-    called only when one starts), or ``(503, error)`` after a failure."""
-    result, progress, lock = _paths(game_id)
+    called only when one starts), or ``(503, error)`` after a failure. ``head``: the hash of
+    the match's last event, part of the cache key (a cache kept across databases never
+    answers for another match of the same number)."""
+    result, progress, lock = _paths(game_id, head)
     done = _read(result)
     if done is not None:
         return 200, done
@@ -123,7 +126,7 @@ def lookup(game_id: int, events: Any) -> tuple[int, dict[str, Any]]:
         evs = list(events())
         p = {"state": "queued", "time": time.time()}
         _write(progress, p)
-        _start(game_id, evs, f)
+        _start(game_id, head, evs, f)
     except BaseException:
         f.close()
         raise
@@ -140,12 +143,12 @@ def _pending(p: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _run(game_id: int, events: list[Any], lock_file: IO[bytes]) -> None:
+def _run(game_id: int, head: str, events: list[Any], lock_file: IO[bytes]) -> None:
     from core.teka_analysis import analyse
 
     from .dd_worker import BudgetedSolve, solve_seconds
 
-    result, progress, _ = _paths(game_id)
+    result, progress, _ = _paths(game_id, head)
     budget = solve_seconds()
     solve = BudgetedSolve(budget)
     t0 = time.monotonic()

@@ -561,11 +561,18 @@ def teka_analysis(g: Game) -> Any:
         # Every hand is shown: never while the match is played.
         raise ApiError(409, "not_finished", "a match is analysed once it is finished")
     from . import teka_analysis_jobs
+    from .models import ChainHead
 
     def events() -> list[Any]:
         return [ev for _, _, ev in store.entry(g.pk, fresh=True).log]
 
-    status, out = teka_analysis_jobs.lookup(g.pk, events)
+    head = ChainHead.objects.filter(game_id=g.pk).values_list("head", flat=True).first() or ""
+    try:
+        status, out = teka_analysis_jobs.lookup(g.pk, head, events)
+    except OSError:  # (the cache folder cannot be written: said, not a 500)
+        log.exception("the analysis cache of game %d cannot be written", g.pk)
+        raise ApiError(503, "unavailable", "the analysis cannot be kept on this server (its "
+                       "cache folder cannot be written)") from None
     if status == 200:
         return out
     resp = JsonResponse(out, status=status)
