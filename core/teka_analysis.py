@@ -209,19 +209,22 @@ def analyse_hand(h: HandPlan, solve: SolveFn, cut: list[Obj], number: int) -> Ob
     n = len(h.positions)
     values: list[int | None] = [None] * n
     # Last card first: the later positions are small and fill the transposition table the
-    # earlier ones use.
+    # earlier ones use. Once one is cut short, the earlier (bigger) ones are not tried.
+    given_up = False
     for k in range(n - 1, -1, -1):
         pos = h.positions[k]
         if _cards_left(pos) == 0:
             values[k] = h.won[k]
             continue
-        v = solve(pos)
+        v = None if given_up else solve(pos)
         values[k] = None if v is None else h.won[k] + v
         if v is None:
+            why = "skipped" if given_up else "budget"
+            given_up = True
             if k == 0:
-                cut.append({"hand": number, "what": "par", "suit": h.trumps})
+                cut.append({"hand": number, "what": "par", "suit": h.trumps, "why": why})
             else:
-                cut.append({"hand": number, "what": "card", "n": k})
+                cut.append({"hand": number, "what": "card", "n": k, "why": why})
     par: Obj = {}
     for suit in SUITS:
         if suit == h.trumps:
@@ -230,7 +233,7 @@ def analyse_hand(h: HandPlan, solve: SolveFn, cut: list[Obj], number: int) -> Ob
         v = solve(h.opening(suit))
         par[suit] = v
         if v is None:
-            cut.append({"hand": number, "what": "par", "suit": suit})
+            cut.append({"hand": number, "what": "par", "suit": suit, "why": "budget"})
     par_trumps = values[0]
     cards: list[Obj] = []
     lost = [0] * SEATS
