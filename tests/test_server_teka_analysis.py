@@ -108,3 +108,28 @@ def test_a_cache_that_cannot_be_written_is_a_503_with_a_reason(
     err = r.json()["error"]
     assert err["code"] == "unavailable" and "cannot be kept" in err["reason"]
     assert str(tmp_path) not in err["reason"]  # (no path of the server's)
+
+
+def test_a_failed_analysis_is_a_503_with_its_reason_not_a_retry_loop(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.teka_analysis
+
+    def broken(*args: object, **kw: object) -> object:
+        raise ValueError("a deliberate failure")
+
+    monkeypatch.setenv("GAMENIGHT_ANALYSIS_DIR", str(tmp_path / "analysis"))
+    monkeypatch.setattr(core.teka_analysis, "analyse", broken)
+    g = store.import_game("teka", None, None, teka_match(throwing(THROW)))
+    r = client.get(f"/api/games/{g.pk}/analysis/")
+    assert r.status_code == 202, r.content
+    deadline = time.monotonic() + 20
+    while r.status_code == 202:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+        r = client.get(f"/api/games/{g.pk}/analysis/")
+    assert r.status_code == 503, r.content
+    err = r.json()["error"]
+    assert err["code"] == "analysis_failed" and "a deliberate failure" in err["reason"]
+    # asked again at once: the same answer, no new computation
+    assert client.get(f"/api/games/{g.pk}/analysis/").status_code == 503
