@@ -28,6 +28,7 @@ from core.teka import (
     SUITS,
     TekaState,
     side_of,
+    sort_key,
     sorted_cards,
 )
 from core.teka_dd import Position, Solver
@@ -50,6 +51,13 @@ class SolveFn(Protocol):
     def __call__(self, position: Position) -> int | None: ...
 
 
+class CardsFn(Protocol):
+    """The declaring side's tricks after each legal card of the seat to play
+    (:func:`core.teka_dd.solve_cards`), or ``None`` when the solve was cut short."""
+
+    def __call__(self, position: Position) -> dict[str, int] | None: ...
+
+
 class ProgressFn(Protocol):
     """Called before each hand is solved: ``(hand index from 1, hands in all)``."""
 
@@ -63,6 +71,10 @@ class _FullSolver:
     def __call__(self, position: Position) -> int | None:
         self.solver.load(position)
         return self.solver.value()
+
+    def cards(self, position: Position) -> dict[str, int] | None:
+        self.solver.load(position)
+        return self.solver.card_values()
 
 
 def position_of(state: TekaState) -> Position:
@@ -80,8 +92,9 @@ def position_of(state: TekaState) -> Position:
     )
 
 
-def full_solver() -> SolveFn:
-    """A solve function without a time budget (one transposition table for all calls)."""
+def full_solver() -> _FullSolver:
+    """A solve function without a time budget (one transposition table for all calls);
+    its ``cards`` method is the matching :class:`CardsFn`."""
     return _FullSolver()
 
 
@@ -204,8 +217,11 @@ def _contract_verdict(bid: int, par: int | None) -> str | None:
     return "exact"
 
 
-def analyse_hand(h: HandPlan, solve: SolveFn, cut: list[Obj], number: int) -> Obj:
-    """The analysis of one hand (see the module docstring); cut-short solves go to ``cut``."""
+def analyse_hand(
+    h: HandPlan, solve: SolveFn, cut: list[Obj], number: int, cards_fn: CardsFn | None = None
+) -> Obj:
+    """The analysis of one hand (see the module docstring); cut-short solves go to ``cut``.
+    With ``cards_fn``, a costly card gets the cards that were best instead (``best``)."""
     n = len(h.positions)
     values: list[int | None] = [None] * n
     # Last card first: the later positions are small and fill the transposition table the
@@ -250,6 +266,8 @@ def analyse_hand(h: HandPlan, solve: SolveFn, cut: list[Obj], number: int) -> Ob
         entry["before"] = before
         entry["after"] = after
         entry["cost"] = cost
+        if cost and cards_fn is not None:
+            entry["best"] = _best_cards(h, i, seat, cards_fn)
         cards.append(entry)
     raises: list[Obj] = []
     for r in h.raises:
@@ -357,20 +375,39 @@ def _summary(hands: list[Obj], state: TekaState) -> Obj:
     }
 
 
+def _best_cards(h: HandPlan, i: int, seat: int, cards_fn: CardsFn) -> list[str] | None:
+    """The best cards ``seat`` held for the ``i``-th card of the hand (None: cut short)."""
+    values = cards_fn(h.positions[i])
+    if not values:
+        return None
+    mine = side_of(seat) == h.side
+    target = max(values.values()) if mine else min(values.values())
+    return sorted((c for c, v in values.items() if v == target), key=sort_key)
+
+
 def analyse(
-    events: list[Obj], solve: SolveFn | None = None, progress: ProgressFn | None = None
+    events: list[Obj],
+    solve: SolveFn | None = None,
+    progress: ProgressFn | None = None,
+    cards: CardsFn | None = None,
 ) -> Obj:
     """The analysis of a Teka match given its events (as stored, every card known); see
     the module docstring and ``docs/protocol.md``. ``ValueError`` for events that are not a
-    Teka match."""
+    Teka match. ``cards``: how to find the best cards where a card was costly (without
+    ``solve`` and ``cards``, the full solver does both)."""
     plans, state = plan(events)
-    s = solve if solve is not None else full_solver()
+    if solve is None:
+        full = full_solver()
+        s: SolveFn = full
+        cards = full.cards if cards is None else cards
+    else:
+        s = solve
     cut: list[Obj] = []
     hands: list[Obj] = []
     for i, h in enumerate(plans):
         if progress is not None:
             progress(i + 1, len(plans))
-        hands.append(analyse_hand(h, s, cut, i + 1))
+        hands.append(analyse_hand(h, s, cut, i + 1, cards))
     return {
         "game": "teka",
         "version": VERSION,
@@ -385,6 +422,7 @@ def analyse(
 __all__ = [
     "NOTE",
     "VERSION",
+    "CardsFn",
     "HandPlan",
     "ProgressFn",
     "SolveFn",

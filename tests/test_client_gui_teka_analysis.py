@@ -66,7 +66,8 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
         replay.ids.slider.value = plays[1]
         testing.pump(2)
         assert "played AH" in replay.caption
-        assert "? cost 1 trick (declarers 10 -> 11)" in replay.caption, replay.caption
+        assert "? cost 1 trick (declarers 10 -> 11; best AD KD QD ...)" in replay.caption, \
+            replay.caption
         assert replay.ids.analysis.text.startswith("Double-dummy, tricks lost to play")
         replay.show_moves()
         testing.pump(2)

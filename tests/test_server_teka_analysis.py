@@ -67,6 +67,7 @@ def test_a_finished_match_is_analysed_once_in_the_background(
         assert [(c["n"], c["seat"], c["card"], c["cost"]) for c in h["cards"] if c["cost"]] == [
             (2, 1, "AH", 1)
         ]
+        assert h["cards"][1]["best"][:3] == ["AD", "KD", "QD"]
         assert a["summary"]["decisive"] == [1]
         assert a["budget"]["seconds_per_solve"] == 20 and a["budget"]["cut_short"] == 0
         # the other process answers from the same cache; one computation in all

@@ -36,6 +36,9 @@ def test_a_card_that_throws_a_trick_is_marked_with_its_cost() -> None:
     assert costly == [(2, 1, "AH", 1)]
     card = h["cards"][1]
     assert (card["trick"], card["before"], card["after"]) == (1, 10, 11)
+    # any diamond kept the trick (East had ten; the ace, king, queen of hearts did not)
+    assert card["best"] == ["AD", "KD", "QD", "JD", "TD", "9D", "8D", "7D", "6D", "5D"]
+    assert all("best" not in c for c in h["cards"] if not c["cost"])
     assert h["lost"] == [0, 1, 0, 0]
     summary = a["summary"]
     assert [p["tricks_lost"] for p in summary["players"]] == [0, 1, 0, 0]
@@ -163,6 +166,7 @@ def test_figures_cut_short_are_null_and_listed() -> None:
     unknown = {c["n"] for c in h["cards"] if c["cost"] is None}
     cut_cards = {int(x["n"]) for x in cut if x["what"] == "card"}
     # a card's cost needs the figures before and after it
+    assert all("best" not in c for c in h["cards"])  # (no cards function given)
     assert unknown == {n for n in range(1, len(h["cards"]) + 1)
                        if n in cut_cards or n - 1 in cut_cards or n == 1}
     assert h["cards"][-1]["cost"] is not None  # (the last positions are small: solved)

@@ -99,7 +99,8 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
         # the caption of the costly card says its cost
         page.click(f'#moves button[data-seq="{want[0][0]}"]')
         page.wait_for_function(f"() => window.gnStats.index === {want[0][0]}")
-        assert "? cost 1 trick (declarers 10 → 11)" in page.text_content("#caption")
+        assert "? cost 1 trick (declarers 10 → 11; best ♦A ♦K ♦Q …)" in page.text_content(
+            "#caption")
         page.click(f'#moves button[data-seq="{trumps_seq}"]')
         page.wait_for_function(f"() => window.gnStats.index === {trumps_seq}")
         if out is not None:

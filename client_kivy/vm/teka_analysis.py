@@ -123,8 +123,11 @@ class TekaReplayAnalysis:
             if cost is None:
                 return " - not solved in time"
             if cost:
+                best = [str(x) for x in c.get("best") or []]
+                also = f"; best {' '.join(best[:3])}{' ...' if len(best) > 3 else ''}" \
+                    if best else ""
                 return (f" - {cost_mark(cost)} cost {cost} trick{'s' if cost > 1 else ''} "
-                        f"(declarers {c['before']} -> {c['after']})")
+                        f"(declarers {c['before']} -> {c['after']}{also})")
             return ""
         h = self.scores.get(index)
         if h is not None:

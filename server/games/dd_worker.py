@@ -5,7 +5,8 @@ from inside) and starts a fresh one for the next position. No Django here.
 
 Protocol on the child's stdin/stdout, one JSON object a line: the parent writes a position
 (``hands``, ``trumps``, ``leader``, ``trick``, ``first_trick``, ``sitting_out``, ``side``, the
-fields of :class:`core.teka_dd.Position`), the child answers ``{"value": tricks}`` or
+fields of :class:`core.teka_dd.Position`; ``"cards": true`` asks for every legal card's
+figure), the child answers ``{"value": tricks}`` (``{"cards": {card: tricks}}``) or
 ``{"error": reason}`` (and ``{"ready": true}`` once, when it has started). The child ends
 at the end of its input, or when its parent dies.
 """
@@ -79,11 +80,20 @@ class BudgetedSolve:
         return self.proc
 
     def __call__(self, position: Position) -> int | None:
+        answer = self._ask(position_json(position))
+        return None if answer is None else int(answer["value"])
+
+    def cards(self, position: Position) -> dict[str, int] | None:
+        """The declaring side's tricks after each legal card (None: cut short)."""
+        answer = self._ask({**position_json(position), "cards": True})
+        return None if answer is None else {str(c): int(v) for c, v in answer["cards"].items()}
+
+    def _ask(self, question: dict[str, Any]) -> dict[str, Any] | None:
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         t0 = time.monotonic()
         try:
-            proc.stdin.write(json.dumps(position_json(position)).encode() + b"\n")
+            proc.stdin.write(json.dumps(question).encode() + b"\n")
             proc.stdin.flush()
             line = _read_line(proc.stdout, t0 + self.budget)
         except OSError:
@@ -94,10 +104,10 @@ class BudgetedSolve:
             self.cut += 1
             self.close()
             return None
-        answer = json.loads(line)
-        if "value" not in answer:
-            raise ValueError(f"the solver refused a position: {answer.get('error')}")
-        return int(answer["value"])
+        answer: dict[str, Any] = json.loads(line)
+        if "error" in answer:
+            raise ValueError(f"the solver refused a position: {answer['error']}")
+        return answer
 
     def close(self) -> None:
         proc, self.proc = self.proc, None
@@ -141,8 +151,12 @@ def main(argv: list[str]) -> int:
     sys.stdout.flush()
     for line in sys.stdin:
         try:
-            solver.load(_position(json.loads(line)))
-            out: dict[str, Any] = {"value": solver.value()}
+            question = json.loads(line)
+            solver.load(_position(question))
+            out: dict[str, Any] = (
+                {"cards": solver.card_values()} if question.get("cards") else
+                {"value": solver.value()}
+            )
         except (ValueError, KeyError, TypeError) as exc:
             out = {"error": str(exc)}
         sys.stdout.write(json.dumps(out) + "\n")

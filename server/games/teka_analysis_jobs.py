@@ -160,7 +160,7 @@ def _run(game_id: int, head: str, events: list[Any], lock_file: IO[bytes]) -> No
             _write(progress, {"state": "running", "hand": hand, "hands": hands,
                               "time": time.time()})
 
-        out = analyse(events, solve, report)
+        out = analyse(events, solve, report, solve.cards)
         out["id"] = game_id
         out["budget"] = {"seconds_per_solve": budget, "solves": solve.solves,
                          "cut_short": solve.cut, "slowest": round(solve.slowest, 3),

@@ -26,6 +26,13 @@ function cardsText(cards) {
   return SUITS.filter((s) => by[s].length).map((s) => `${SUIT_SYMBOL[s]}${by[s].join(" ")}`).join("  ");
 }
 
+/** "; best ♦A ♦K ♦Q …" (the first three of the best cards, if known). */
+function bestText(best) {
+  if (!Array.isArray(best) || !best.length) return "";
+  const shown = best.slice(0, 3).map((c) => `${SUIT_SYMBOL[c[1]]}${c[0] === "T" ? "10" : c[0]}`);
+  return `; best ${shown.join(" ")}${best.length > 3 ? " …" : ""}`;
+}
+
 function parValue(v) { return v === null || v === undefined ? "?" : String(v); }
 
 /** The par line of a hand: "par 10 in ♠ (bid 10: bid to par) · ♥ 7 · ♦ 0 · ♣ 0". */
@@ -100,7 +107,7 @@ export class TekaMarks {
         this.bySeq[rec.seq] = c;
         const mark = costMark(c.cost);
         if (mark) {
-          const title = `cost ${c.cost} trick${c.cost > 1 ? "s" : ""}: the declarers ${c.before} → ${c.after} (double-dummy)`;
+          const title = `cost ${c.cost} trick${c.cost > 1 ? "s" : ""}: the declarers ${c.before} → ${c.after} (double-dummy)${bestText(c.best)}`;
           items[rec.seq].firstChild.insertAdjacentHTML("afterbegin",
             `<span class="av lost${c.cost > 1 ? " win_to_loss" : ""}" data-cost="${c.cost}" title="${esc(title)}">${mark}</span>`);
         } else if (c.cost === null) {
@@ -119,7 +126,7 @@ export class TekaMarks {
     if (!c || c.cost === undefined) return "";
     if (c.cost === null) return " \u2014 not solved in time";
     if (!c.cost) return ` \u2014 declarers ${c.after}`;
-    return ` \u2014 ${costMark(c.cost)} cost ${c.cost} trick${c.cost > 1 ? "s" : ""} (declarers ${c.before} \u2192 ${c.after})`;
+    return ` \u2014 ${costMark(c.cost)} cost ${c.cost} trick${c.cost > 1 ? "s" : ""} (declarers ${c.before} \u2192 ${c.after}${bestText(c.best)})`;
   }
 
   /** The hand whose events from its deal to its opening lead hold ``seq``, if any. */
