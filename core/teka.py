@@ -1318,6 +1318,9 @@ class TekaGame(Game):
     def league(self) -> Obj:
         return {"pairing": "partnerships", "min_players": 2}
 
+    def analysis_module(self) -> str:
+        return "core.teka_analysis"
+
     def example_options(self) -> list[Obj]:
         return [
             {"target": 20},

@@ -29,6 +29,7 @@ class _Names:
 class ReplayScreen(Screen):
     title = StringProperty("Replay")
     caption = StringProperty("")
+    analysis_text = StringProperty("")
     index = NumericProperty(0)
     length = NumericProperty(0)
     playing = BooleanProperty(False)
@@ -47,7 +48,11 @@ class ReplayScreen(Screen):
         self.stop()
         if self.board is not None:
             self.board.stop_motion()
+        if self.model is not None and self.model is not model and self.model.teka_analysis:
+            self.model.teka_analysis.stop()
         self.model = model
+        if model.teka_analysis is not None:
+            model.teka_analysis.on_change = lambda: self._show() if self.model is model else None
         self.back_to = back_to
         self.title = title or f"Replay: {model.game_name.capitalize()}"
         self.ids.board_box.clear_widgets()
@@ -68,7 +73,11 @@ class ReplayScreen(Screen):
         text = f"{m.index} / {m.length}   {m.event_text()}"
         if out is not None and m.index == m.length:
             text = outcome_text(_Names(m), out)  # type: ignore[arg-type]
+            if m.teka_analysis is not None:  # (a match ends with its last hand's score)
+                text += m.teka_analysis.note(m.index - 1)
         self.caption = text
+        a = m.teka_analysis
+        self.analysis_text = a.panel(m.index, self.names()) if a is not None else ""
         if self.moves_view is not None:
             self.moves_view.current = self.current_move()
 
@@ -89,6 +98,10 @@ class ReplayScreen(Screen):
             return
         view = MoveList(title="Moves", pick=self.go_to_move)
         view.lines = move_list(m.events, self.names())
+        if m.teka_analysis is not None:  # (a costly card: its ? or ?? mark)
+            at = [k for k, ev in enumerate(m.events) if move_list([ev])]
+            view.lines = [line + m.teka_analysis.mark(k)
+                          for line, k in zip(view.lines, at, strict=False)]
         view.current = self.current_move()
         view.bind(on_dismiss=lambda *_: setattr(self, "moves_view", None))
         self.moves_view = view

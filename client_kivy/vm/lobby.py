@@ -266,7 +266,14 @@ class Lobby:
             kind = str(header["kind"])
             default: Any = header.get("version", upcast.FIRST)
             events = upcast.upcast_log(kind, [(r.get("v", default), r["event"]) for r in records])
-            return ReplayModel(kind, events, players)
+            model = ReplayModel(kind, events, players)
+            if model.game_name == "teka" and header.get("status") == "finished":
+                from client_kivy.vm.teka_analysis import TekaReplayAnalysis
+
+                # (computed by the server in the background: asked for until it is ready)
+                model.teka_analysis = TekaReplayAnalysis(model.events)
+                model.teka_analysis.fetch(lambda: api.analysis(int(game["id"])), self.post)
+            return model
 
         self._run(work, done)
 

@@ -165,6 +165,11 @@ class Api:
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
         return lines[0], lines[1:]
 
+    def analysis(self, game_id: int) -> Obj:
+        """A finished game's analysis; for Teka, while the server computes it, ``{"state":
+        "computing", "progress": "hand 3 of 9", ...}`` (docs/protocol.md)."""
+        return dict(self.request("GET", f"/api/games/{game_id}/analysis/"))
+
     # -- seats on phones, the organiser, rematch (protocol.md, "Seats on phones") ----------
     def release_seat(self, game_id: int, seat: int, credential: Obj | None = None) -> Obj:
         """Hand seat index ``seat`` to another phone (the organiser)."""

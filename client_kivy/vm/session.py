@@ -645,6 +645,9 @@ class ReplayModel:
         self.index = min(len(self.events), 1)
         self.playing = False
         self._analysis: dict[int, Obj] | None = None
+        self.teka_analysis: Any = None
+        """A finished online Teka match: its analysis from the server
+        (client_kivy.vm.teka_analysis.TekaReplayAnalysis), else None."""
 
     @property
     def length(self) -> int:
@@ -698,6 +701,8 @@ class ReplayModel:
         ply = self.analysis().get(self.index - 1)
         if ply is not None:
             text += " - " + ply_phrase(ply)
+        if self.teka_analysis is not None:
+            text += self.teka_analysis.note(self.index - 1)
         return text
 
     def analysis(self) -> dict[int, Obj]:

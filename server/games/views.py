@@ -552,10 +552,14 @@ def analysis_of(g: Game, what: str) -> Any:
 
 @api(("GET",))
 def analysis(request: HttpRequest, game_id: int) -> Any:
-    """A finished game ply by ply under perfect play, for a game with an analysis
-    (``Game.analysis_module``, e.g. core.teeko_analysis.analyse)."""
+    """A finished game analysed, for a game with an analysis (``Game.analysis_module``):
+    Teeko ply by ply under perfect play (core.teeko_analysis.analyse); a module that says
+    ``BACKGROUND`` (a Teka match hand by hand, double-dummy: core.teka_analysis) is computed
+    in the background: 202 with the progress until it is ready."""
     g = get_game(game_id)
     module = analysis_of(g, "analyses")
+    if getattr(module, "BACKGROUND", False):
+        return background_analysis(g, module)
     if g.status != Game.FINISHED:
         # Teeko hides nothing, but the analysis of a running game is a hint for its players.
         raise ApiError(409, "not_finished", "a game is analysed once it is finished")
@@ -571,12 +575,40 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
     return out
 
 
+def background_analysis(g: Game, module: Any) -> Any:
+    """The analysis of a finished game computed off the request path by ``module``
+    (:mod:`server.games.analysis_jobs`): 200 with it, or 202 with the progress."""
+    if g.status != Game.FINISHED:
+        # Every hand is shown: never while the match is played.
+        raise ApiError(409, "not_finished", "a match is analysed once it is finished")
+    from . import analysis_jobs
+    from .models import ChainHead
+
+    def events() -> list[Any]:
+        return [ev for _, _, ev in store.entry(g.pk, fresh=True).log]
+
+    head = ChainHead.objects.filter(game_id=g.pk).values_list("head", flat=True).first() or ""
+    try:
+        status, out = analysis_jobs.lookup(g, module, head, events)
+    except OSError:  # (the cache folder cannot be written: said, not a 500)
+        log.exception("the analysis cache of game %d cannot be written", g.pk)
+        raise ApiError(503, "unavailable", "the analysis cannot be kept on this server (its "
+                       "cache folder cannot be written)") from None
+    if status == 200:
+        return out
+    resp = JsonResponse(out, status=status)
+    resp["Retry-After"] = "2"
+    return resp
+
+
 @api(("GET",))
 def hint(request: HttpRequest, game_id: int) -> Any:
     """The value of the position and the best plies for the player to move in a casual Teeko
     game against the computer (core.teeko_analysis.hint); never in a league game."""
     g = get_game(game_id)
     module = analysis_of(g, "hints")
+    if not hasattr(module, "hint"):
+        raise ApiError(400, "bad_request", f"hints are not given for {g.kind} games")
     if g.status != Game.LIVE:
         raise ApiError(409, "not_running", "hints are given while the game runs")
     if g.league_id is not None:

@@ -6,6 +6,7 @@ a finished game whole (viewer -2, as ``/api/games/<id>/state/`` and ``/log/`` gi
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +82,13 @@ def _seq_param(raw: str | None) -> int | None:
 def _analysis(g: Game) -> dict[str, Any] | None:
     """For a finished Teeko game: where its analysis is (``/api/games/<id>/analysis/``) and
     whether this server has the solved table of its pattern set (else the page does not ask,
-    and says the analysis is not available here)."""
-    if not core.GAMES[g.kind].analysis_module() or g.status != Game.FINISHED:
+    and says the analysis is not available here). A game whose analysis is computed in the
+    background (``BACKGROUND``, a Teka match): always (computed on the first request)."""
+    name = core.GAMES[g.kind].analysis_module()
+    if not name or g.status != Game.FINISHED:
+        return None
+    if getattr(importlib.import_module(name), "BACKGROUND", False):
+        return {"url": f"/api/games/{g.pk}/analysis/", "ready": True, "background": True}
         return None
     from core import teeko_table
 

@@ -6,6 +6,7 @@ import {
   seatLabel,
 } from "./common.js";
 import { drawn, drawsBot, patch, sheetOf, statusOf } from "./boards.js";
+import { fetchTekaAnalysis, TekaMarks } from "./teka_analysis.js";
 import { Watcher } from "./watch.js";
 
 window.addEventListener("error", (e) => reportError(e.error || e.message));
@@ -137,7 +138,7 @@ const LOST = {
   draw_to_loss: ["?", "let a draw go: now a loss"],
   win_to_loss: ["??", "turned a win into a loss"],
 };
-const an = { data: null, ply: 0, seq: 0, bySeq: [] };
+const an = { data: null, ply: 0, seq: 0, bySeq: [], teka: null };
 
 /** "W+13" (a win in 13 plies), "=" (a draw), "L-8" (a loss in 8). */
 function valueShort(v) {
@@ -150,6 +151,7 @@ async function loadAnalysis() {
   const a = config.analysis;
   if (!a) return;
   const note = $("analysis");
+  if (a.background) { await loadTekaAnalysis(a, note); return; }  // (a match, hand by hand)
   try {
     if (!a.ready) throw new Error("no table");
     const r = await fetch(a.url);
@@ -175,7 +177,25 @@ async function loadAnalysis() {
   stats.analysis = "shown";
 }
 
+async function loadTekaAnalysis(a, note) {
+  // (Teka: computed in the background; the page polls, saying how far it is)
+  const say = (text) => { note.textContent = text; note.hidden = false; };
+  const data = await fetchTekaAnalysis(a.url, say, stats);
+  if (!data) return;
+  an.teka = new TekaMarks(data);
+  note.innerHTML = an.teka.summary(st.names);
+  note.title = data.note || "";
+  annotate();
+  st.sheetKey = "";
+  if (st.index !== null) show(st.index);
+  stats.analysis = "shown";
+}
+
 function annotate() {
+  if (an.teka) {
+    if (an.teka.annotate(st.events, items) && st.index !== null && st.index <= an.teka.seq) show(st.index);
+    return;
+  }
   // the value after each ply beside its move (placed/moved events are the plies, in order)
   if (!an.data) return;
   const from = an.seq;
@@ -227,6 +247,12 @@ function show(i) {
   if (infoOf(kind).board.sheet) {
     const key = `${(view.sheet || []).length}:${i === st.head}`;
     if (key !== st.sheetKey) { $("sheet").innerHTML = sheetOf(kind, view); st.sheetKey = key; }
+    if (an.teka) {
+      an.teka.decorateSheet($("sheet"));
+      const deal = an.teka.dealPanel(i, names);
+      $("deal").innerHTML = deal;
+      $("deal").hidden = !deal;
+    }
   }
   markMove(i);
   setControls();
@@ -240,7 +266,8 @@ function show(i) {
 function captionOf(i) {
   if (i === 0) return "Before the start";
   const text = st.texts[i];
-  return text === undefined ? `${i}.` : `${i}. ${text}${plyNote(an.bySeq[i])}`;
+  const note = an.teka ? an.teka.note(i) : plyNote(an.bySeq[i]);
+  return text === undefined ? `${i}.` : `${i}. ${text}${note}`;
 }
 
 // The room the board has (read once, and again after a resize), so that the board draws
