@@ -50,7 +50,8 @@ def test_every_row_carries_its_version_written_by_every_append(server_runtime):
                         "created_at, hash) VALUES (%s, %s, 'x', '{}', NULL, now(), 'h')",
                         [game.pk, seq])
     with pytest.raises(DatabaseError, match="event_version_from_1"), transaction.atomic():
-        store._insert(game.pk, [(seq, None, {"type": "table"})], "", versions=[0])
+        store.append(store.Append(game.pk, [(seq, None, {"type": "table"})], "", None, None,
+                                  versions=[0]))
     # ... and, like every column, it is never updated.
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
         with connection.cursor() as cur:
