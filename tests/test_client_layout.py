@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = [("1", "1"), ("1.3", "1"), ("1", "2"), ("1.3", "2")]  # (text size, density)
 
 
-@pytest.mark.timeout(1500)  # four processes of about a minute of CPU each; more on a busy machine
+@pytest.mark.timeout(1500)  # four processes of about 10 s of CPU each; far more on a busy machine
 def test_every_screen_fits_phone_and_tablet_at_100_and_130_percent_text_density_1_and_2(
         tmp_path):
     procs = {}

@@ -47,41 +47,84 @@ class NoSocket:
         return True
 
 
-def frame(seq, to_act):
-    return {"type": "events", "events": [{"seq": seq, "event": {"type": "x"}}], "to": seq,
+def frame(seq, to_act, *events):
+    """An ``events`` frame up to ``seq`` (one event of each type given, or one "x")."""
+    types = events or ("x",)
+    first = seq - len(types) + 1
+    return {"type": "events", "from": first, "to": seq,
+            "events": [{"seq": first + i, "event": {"type": t}} for i, t in enumerate(types)],
             "view": {"phase": "bidding"}, "to_act": to_act,
             "legal": [{"type": "bid", "call": "pass"}] if to_act else []}
 
 
-def test_a_seat_socket_behind_the_other_hands_nothing_over():
-    """North and East on the tablet, each its own socket. North bids; East's socket hears
-    it first (East's turn: hand-off to East), East bids, a phone is to act; North's socket
-    still says North's turn (it has heard neither bid): that is no hand-off to North."""
+def north_and_east_on_the_tablet():
+    """A Teka table with North and East on this tablet (a socket each, fed by hand) and the
+    hand-offs it asks for, in order."""
     from client_kivy.vm.net import KioskRemoteSession
 
     game = {"id": 1, "kind": "teka", "code": "ABCDEF",
             "seats": [{"seat": i, "kind": "guest", "taken": True} for i in range(4)]}
     k = KioskRemoteSession(None, game, {0: "a", 1: "b"}, socket_factory=NoSocket)
-    north, east = k.seats[0], k.seats[1]
     handoffs = []
     k.subscribe(lambda: handoffs.append(k.handoff) if k.handoff is not None and (
         not handoffs or handoffs[-1] != k.handoff) else None)
+    return k, handoffs
+
+
+def test_a_seat_socket_behind_the_other_hands_nothing_over():
+    """North and East on the tablet, each its own socket. North bids; East's socket hears
+    it first: the hand-off to East waits for North's socket (whose events the tablet shows).
+    East bids, a phone is to act; East's socket is behind in a throw-in it was asked about
+    (a phone threw in first): its stale question is no hand-off to East."""
+    k, handoffs = north_and_east_on_the_tablet()
+    north, east = k.seats[0], k.seats[1]
     north.handle(frame(1, [0]))
     east.handle(frame(1, [0]))
     assert k.handoff == 0
     k.confirm_handoff()
     east.handle(frame(2, [1]))  # North bid: East's socket hears it first
-    assert k.handoff == 1
-    k.confirm_handoff()
-    east.handle(frame(3, [2]))  # East bid: a phone's turn; North's socket is behind
-    assert k.handoff is None, "handed over on a stale socket's word"
+    assert k.handoff is None, "handed over for a bid the tablet does not show yet"
     north.handle(frame(2, [1]))
+    assert k.handoff == 1 and handoffs == [0, 1]
+    k.confirm_handoff()
+    east.handle(frame(3, [2]))  # East bid: a phone's turn
     north.handle(frame(3, [2]))
     assert k.handoff is None and handoffs == [0, 1]
-    east.handle(frame(4, [0]))  # the phone played: North's turn, once its socket hears it
-    assert k.handoff is None
-    north.handle(frame(4, [0]))
+    north.handle(frame(4, [0]))  # the phone played: North's turn (East's socket is behind)
     assert k.handoff == 0 and handoffs == [0, 1, 0]
+    k.confirm_handoff()
+    # a poor hand each for North, East and a phone: North keeps, and the phone throws in
+    # (the phone cuts next) before East's socket hears North's keep: East's stale question
+    north.handle(frame(5, [0], "deal"))
+    east.handle(frame(4, [0]))
+    east.handle(frame(5, [1], "deal"))
+    north.handle(frame(6, [], "keep"))
+    north.handle(frame(7, [2], "throw_in"))
+    assert k.handoff is None and handoffs == [0, 1, 0], "handed over on a stale socket's word"
+    east.handle(frame(6, [1], "keep"))
+    east.handle(frame(7, [2], "throw_in"))
+    assert k.handoff is None and handoffs == [0, 1, 0]
+
+
+def test_the_hand_off_for_the_next_hand_waits_for_the_end_of_this_one():
+    """North plays the hand's last card; the hand is scored and East cuts for the next one.
+    East's socket hears it before North's, whose events and outcome the tablet shows: the
+    tablet asks to be handed to East only once it shows the card and the score too (it
+    never hands over for a move it does not show yet)."""
+    k, handoffs = north_and_east_on_the_tablet()
+    north, east = k.seats[0], k.seats[1]
+    for s in (north, east):
+        s.handle(frame(1, [0], "deal"))
+    assert k.handoff == 0
+    k.confirm_handoff()
+    end = frame(3, [1], "play", "score")
+    east.handle(end)
+    assert k.handoff is None and handoffs == [0], (
+        "handed over before the tablet shows the hand's end")
+    assert k.viewer == 0 and [e["type"] for e in k.events] == ["deal"]
+    north.handle(end)
+    assert [e["type"] for e in k.events] == ["deal", "play", "score"]
+    assert k.handoff == 1 and handoffs == [0, 1]
 
 
 def test_local_rematch_keeps_drawn_partners_in_their_seats():

@@ -553,9 +553,13 @@ class KioskRemoteSession(Session):
         self.connection = next((c for c in ("offline", "connecting") if c in states), "online")
         # each seat has its own socket: one may have heard of a move the other has not yet.
         # Only seats caught up with the newest event count, else a stale "your turn"
-        # would hand the tablet over to someone who is no longer to act.
+        # would hand the tablet over to someone who is no longer to act. Nobody counts
+        # either until the primary, whose events and outcome the tablet shows, has heard it
+        # too: else the tablet asks to be handed over for a move it does not show yet (East's
+        # socket hears the hand's last card first: East to cut the next hand, the card unseen).
         newest = max(s.seq for s in self.seats.values())
-        acting = [seat for seat, s in self.seats.items() if seat in s.to_act and s.seq == newest]
+        acting = [seat for seat, s in self.seats.items()
+                  if seat in s.to_act and s.seq == newest and p.seq == newest]
         self.to_act = sorted(set(p.to_act) | set(acting))
         thinking = [s for s in self.seats.values() if s.thinking]
         self.thinking = bool(thinking)
