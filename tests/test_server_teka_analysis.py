@@ -76,7 +76,7 @@ def test_a_finished_match_is_analysed_once_in_the_background(
         logs = [s.log.read_text(errors="replace") for s in servers]
         # (each start is logged once, with the time; a second handler echoes it bare)
         started = [line for text in logs for line in text.splitlines()
-                   if f"WARNING  analysing Teka match {g.pk} " in line]
+                   if f"WARNING  analysing match {g.pk} " in line]
         assert len(started) == 1, [line for text in logs for line in text.splitlines()
                                    if "nalys" in line]
         from server.games.models import ChainHead
