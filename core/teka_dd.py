@@ -183,6 +183,7 @@ class Solver:
         self.rel: int = 0
         self.qrel: int = 0
         self.covered: int = 0
+        self.qsuits: int = 0
         self.tt: list[dict[int, list[int]]] = [{}, {}, {}, {}]
         self.tt_size: int = 0
         self.tt_trumps: int = -1
@@ -310,6 +311,7 @@ class Solver:
                 others |= hands[s]
         n = 0
         rel = 0
+        ks = 0
         for su in range(4):
             sh = su * SUIT_BITS
             mine = (hand >> sh) & SUIT_MASK
@@ -331,8 +333,10 @@ class Solver:
                         k = k2
             if k:
                 n += k
+                ks |= k << (4 * su)
                 rel |= (w << (_TOP[oth] + 1) if oth else w) << sh
         self.qrel = rel
+        self.qsuits = ks
         return n
 
     def _quick(self, leader: int) -> int:
@@ -366,13 +370,25 @@ class Solver:
                 or (not b and (hands[o2] >> tsh) & SUIT_MASK)
             ):
                 continue
+            ks = self.qsuits
             p = self._winners(partner)
-            if p > q:
+            # The leader cashes his winners first while the partner follows (or discards
+            # cards he does not count), then crosses: both counts add up.
+            discards = 0
+            for s2 in range(4):
+                k = (ks >> (4 * s2)) & 15
+                pl = _POP[(ph >> (s2 * SUIT_BITS)) & SUIT_MASK]
+                if k > pl:
+                    discards += k - pl
+            if discards <= self.left - p:
+                q += p
+                rel |= self.qrel
+            elif p > q:
                 q = p
                 rel = self.qrel
             break
         self.qrel = rel
-        return q
+        return q if q < self.left else self.left
 
     def _top_trumps(self) -> int:
         """Tricks the side holding the highest trump in play surely takes with its run of
@@ -404,6 +420,55 @@ class Solver:
             k = max(_POP[t1 & run], _POP[t3 & run])
         self.qrel = run << tsh
         return k if s0 == self.side else -k
+
+    def _sure_winner(self, seat: int) -> int:
+        """A card that wins the trick in progress for the side of ``seat`` (to play) whatever
+        the opponents still to play do: the card winning it now if a partner's, or one of
+        the cards of ``seat``; -1 if none."""
+        tb = self.tb
+        tn = self.tn
+        hands = self.hands
+        trumps = self.trumps
+        tsh = trumps * SUIT_BITS
+        led = self.tc[tb] // SUIT_BITS
+        wi = self._winner_index()
+        wc = self.tc[tb + wi]
+        # Highest led-suit card and highest trump of the opponents still to play, and
+        # whether one of them is void in the led suit.
+        opp_led = -1
+        opp_trump = -1
+        s = seat
+        for _ in range(self.players - tn - 1):
+            s = _next(s, self.sitting_out)
+            if (s & 1) != (seat & 1):
+                ls = (hands[s] >> (led * SUIT_BITS)) & SUIT_MASK
+                if ls:
+                    if _TOP[ls] > opp_led:
+                        opp_led = _TOP[ls]
+                else:
+                    t = _TOP[(hands[s] >> tsh) & SUIT_MASK]
+                    if t > opp_trump:
+                        opp_trump = t
+        cands = [wc] if (self.ts[tb + wi] & 1) == (seat & 1) else []
+        legal = self.legal(seat)
+        lt = _TOP[(legal >> (led * SUIT_BITS)) & SUIT_MASK]
+        if lt >= 0:
+            cands.append(led * SUIT_BITS + lt)
+        elif led != trumps:
+            tt = _TOP[(legal >> tsh) & SUIT_MASK]
+            if tt >= 0:
+                cands.append(tsh + tt)
+        for c in cands:
+            if c != wc and not _beats(c, wc, led, trumps):
+                continue
+            su = c // SUIT_BITS
+            r = c % SUIT_BITS
+            if su == trumps:
+                if (led == trumps and opp_led < r) or (led != trumps and opp_trump < r):
+                    return c
+            elif opp_led < r and opp_trump < 0:
+                return c
+        return -1
 
     # -- transposition table -----------------------------------------------------------
 
@@ -513,6 +578,13 @@ class Solver:
             store = True
         seat = self.leader if tn == 0 else _next(self.ts[self.tb + tn - 1], self.sitting_out)
         maximize = (seat & 1) == self.side
+        if tn and not self.first and (target == 1 if maximize else target == self.left):
+            # The side to play needs one trick (the declaring side its first, the other
+            # side the one that stops the count): a sure winner of this trick answers.
+            w = self._sure_winner(seat)
+            if w >= 0:
+                self.rel = 1 << w
+                return maximize
         moves = self._moves(seat, hint)
         covered = self.covered
         union = 0
