@@ -387,6 +387,23 @@ class Solver:
                 q = p
                 rel = self.qrel
             break
+        if q == 0 and (ph >> tsh) & SUIT_MASK:
+            # A ruff by the partner: a suit he is void in that the leader holds and both
+            # opponents follow (or hold no trump) takes a trick whatever the ranks.
+            t1 = (hands[o1] >> tsh) & SUIT_MASK
+            t2 = (hands[o2] >> tsh) & SUIT_MASK
+            for su in range(4):
+                sh = su * SUIT_BITS
+                if (
+                    su != self.trumps
+                    and (hand >> sh) & SUIT_MASK
+                    and not (ph >> sh) & SUIT_MASK
+                    and (not t1 or (hands[o1] >> sh) & SUIT_MASK)
+                    and (not t2 or (hands[o2] >> sh) & SUIT_MASK)
+                ):
+                    q = 1
+                    rel = 0
+                    break
         self.qrel = rel
         return q if q < self.left else self.left
 
