@@ -295,9 +295,10 @@ class Solver:
 
     # -- bounds ------------------------------------------------------------------------
 
-    def _winners(self, seat: int) -> int:
+    def _winners(self, seat: int, need: int) -> int:
         """Sure tricks of ``seat`` leading now and cashing its cards that are the highest in
-        play of their suit while no opponent can ruff them. Sets ``qrel`` to those cards."""
+        play of their suit while no opponent can ruff them, counted up to ``need``. Sets
+        ``qrel`` to the cards counted and ``qsuits`` to the count in each suit."""
         hands = self.hands
         tsh = self.trumps * SUIT_BITS
         o1 = (seat + 1) & 3
@@ -332,20 +333,30 @@ class Solver:
                     if k2 < k:
                         k = k2
             if k:
+                if n + k >= need:
+                    k = need - n
                 n += k
                 ks |= k << (4 * su)
-                rel |= (w << (_TOP[oth] + 1) if oth else w) << sh
+                w <<= _TOP[oth] + 1
+                m = 0
+                for _ in range(k):
+                    r = _TOP[w]
+                    w ^= 1 << r
+                    m |= 1 << r
+                rel |= m << sh
+                if n >= need:
+                    break
         self.qrel = rel
         self.qsuits = ks
         return n
 
-    def _quick(self, leader: int) -> int:
+    def _quick(self, leader: int, need: int) -> int:
         """Sure tricks of the leader's side from the top (a lower bound on its tricks from
         here, the trick in progress empty): the leader's own winners, or, when the leader can
         reach his partner's winners with a card of a suit the partner wins, the partner's."""
-        q = self._winners(leader)
+        q = self._winners(leader, need)
         partner = (leader + 2) & 3
-        if partner == self.sitting_out or q >= self.left:
+        if partner == self.sitting_out or q >= need:
             return q
         hands = self.hands
         rel = self.qrel
@@ -371,7 +382,9 @@ class Solver:
             ):
                 continue
             ks = self.qsuits
-            p = self._winners(partner)
+            p = self._winners(partner, need)
+            # (The partner's top card of the suit crossed in, counted or not.)
+            prel = self.qrel | (1 << (sh + top))
             # The leader cashes his winners first while the partner follows (or discards
             # cards he does not count), then crosses: both counts add up.
             discards = 0
@@ -380,12 +393,12 @@ class Solver:
                 pl = _POP[(ph >> (s2 * SUIT_BITS)) & SUIT_MASK]
                 if k > pl:
                     discards += k - pl
-            if discards <= self.left - p:
+            if discards <= self.left - p - 1:
                 q += p
-                rel |= self.qrel
+                rel |= prel
             elif p > q:
                 q = p
-                rel = self.qrel
+                rel = prel
             break
         if q == 0 and (ph >> tsh) & SUIT_MASK:
             # A ruff by the partner: a suit he is void in that the leader holds and both
@@ -531,7 +544,7 @@ class Solver:
             leader = self.leader
             left = self.left
             decl = (leader & 1) == self.side
-            q = self._quick(leader)
+            q = self._quick(leader, target if decl else left - target + 1)
             if decl:
                 if q >= target:
                     self.rel = self.qrel
