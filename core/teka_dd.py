@@ -17,13 +17,16 @@ API (used by analysis and bots):
 - :func:`solve_cards` -> ``{card: tricks}`` for every legal card of the seat to play, each
   figure the declaring side's tricks (same count as :func:`solve`) after that card.
 
-Search, as Bo Haglund's DDS does it: fail-soft alpha-beta on the declaring side's trick
-count, a transposition table of lower and upper bounds at trick boundaries keyed by the
-cards left in each hand (ranks made relative to the cards still in play, so positions that
-differ only in cards already gone share an entry) and the leader; cards adjacent in rank
-among the cards still in play are one move; sure top tricks of the leader's side and the
-losers of the other side bound the search early; move ordering tries winning cheaply, and
-low cards under a partner's winner, first.
+Search, as Bo Haglund's DDS does it (docs/ai.md): boolean searches "can the declaring side
+take ``target`` tricks or more?", the count found by a binary search over them; a
+transposition table at trick boundaries whose entries hold lower and upper bounds for every
+position with the same suit lengths in each hand and the same holders of the top cards in
+play that the answer rested on (partition search: each answer carries the cards it depends
+on); cards adjacent in rank among the cards still in play are one move, and one small card
+a suit is tried once the answers show the small ones do not matter; quick tricks of the side
+on lead (with the partner's winners behind an entry), the run of top trumps, and a sure
+winner of the trick in progress when one trick decides, as cut-offs; move ordering after
+Haglund's weights, the move that cut in the table entry first.
 
 Cards inside the solver: ``suit * 13 + rank`` (suits in :data:`core.teka.SUITS` order,
 rank 0 for a 2 .. 12 for an ace); a hand is a 52-bit mask, 13 bits a suit.
