@@ -49,12 +49,23 @@ def test_endings_agree_with_dds() -> None:
 
 
 def test_longer_endings_agree_with_dds() -> None:
-    # (Whole deals take the solver seconds each: they are in the check command, not here.)
+    # (Whole deals take the solver up to seconds each: they are in the check command.)
     rng = Random(2022)
     for i in range(8):
         pos = random_position(rng, tricks_done=5, in_trick=i % 4)
         ref = dds_cards(pos)
         assert solve_cards(pos) == ref, (pos.hands, pos.trumps, pos.leader, pos.trick)
+
+
+def test_ten_trick_endings_agree_with_dds() -> None:
+    # Three tricks played, every card's figure (mid-trick ones among them).
+    rng = Random(2023)
+    solver = Solver()
+    for i in range(6):
+        pos = random_position(rng, tricks_done=3, in_trick=i % 4)
+        ref = dds_cards(pos)
+        assert solve_cards(pos, solver) == ref, (pos.hands, pos.trumps, pos.leader, pos.trick)
+        assert solve(pos, solver) == _best(pos, ref)
 
 
 def test_legal_cards_are_core_teka_rules() -> None:
