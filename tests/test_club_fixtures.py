@@ -7,7 +7,8 @@ import datetime as dt
 
 import pytest
 
-from server.games.models import Game, League, Seat
+from server.games.models import Game, Seat
+from server.leagues.models import League
 from server.leagues.models import Fixture, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)

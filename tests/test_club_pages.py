@@ -11,7 +11,8 @@ import io
 import pytest
 from server_helpers import finish
 
-from server.games.models import Event, League
+from server.games.models import Event
+from server.leagues.models import League
 from server.leagues import fixtures
 from server.leagues.models import Fixture, Season
 

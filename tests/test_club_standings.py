@@ -11,7 +11,8 @@ from django.utils import timezone
 from server_helpers import pick_move
 
 from server.games import store
-from server.games.models import Game, League
+from server.games.models import Game
+from server.leagues.models import League
 from server.leagues.models import Season
 from server.leagues.standings import Result, Scheme, all_time_table, season_table, table
 

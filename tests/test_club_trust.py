@@ -22,7 +22,8 @@ from test_e2e_server import ahttp, http, ws_client
 import core
 from core.api import IllegalMoveError, fold
 from server.games import store
-from server.games.models import Event, Game, League
+from server.games.models import Event, Game
+from server.leagues.models import League
 from server.leagues import fixtures, pairing, standings
 from server.leagues.models import Fixture, Rating, Season
 

@@ -20,7 +20,7 @@ def test_soak_with_kill_9_and_terminated_backends_loses_no_acknowledged_move(
 ) -> None:
     from django.db import connection
 
-    from server.ops import soak
+    from bench import soak
 
     connection.close()  # nothing of this process on the database while backends are ended
     args = soak.parse_args([

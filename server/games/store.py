@@ -37,7 +37,8 @@ from core.api import Game as CoreGame
 
 from . import clocks
 from .inputs import shown, text_ok
-from .models import Game, League, Seat
+from .models import Game, Seat
+from server.leagues.models import League
 
 log = logging.getLogger("server.games")
 

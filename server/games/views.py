@@ -19,11 +19,11 @@ from django.views.decorators.csrf import csrf_exempt
 import core
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 
-from . import clocks, dbpool, leagues, store, tables
+from . import clocks, dbpool, store, tables
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
-from .models import Event, Game, League, Token
+from .models import Event, Game, Token
 
 log = logging.getLogger("server.games")
 
@@ -586,21 +586,6 @@ def hint(request: HttpRequest, game_id: int) -> Any:
     return out
 
 
-@api(("GET",))
-def league_list(request: HttpRequest) -> Any:
-    return {
-        "leagues": [leagues.league_json(lg) for lg in League.objects.prefetch_related("members")]
-    }
-
-
-@api(("GET",))
-def league_detail(request: HttpRequest, league_id: int) -> Any:
-    lg = League.objects.filter(pk=league_id).first()
-    if lg is None:
-        raise store.NotFound(f"no league {league_id}")
-    return leagues.league_json(lg, detail=True)
-
-
 # ------------------------------------------------------------------------------ pages
 
 HOME_LIMIT = 20
@@ -668,6 +653,9 @@ def home(request: HttpRequest) -> HttpResponse:
     latest finished games and the league standings (refreshes itself every 30 s)."""
     if request.method not in ("GET", "HEAD"):
         return error(405, "method_not_allowed", "use GET")
+    from server.leagues import api as league_api
+    from server.leagues.models import League
+
     open_due_fixtures()
 
     def rows(status: str) -> list[dict[str, Any]]:
@@ -703,7 +691,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "live_games": rows(Game.LIVE),
         "finished_games": rows(Game.FINISHED),
         "leagues": [
-            {"id": lg.pk, "name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
+            {"id": lg.pk, "name": lg.name, "kind": lg.kind, "standings": league_api.standings(lg)}
             for lg in League.objects.all()
         ],
         "core": "compiled" if core.COMPILED else "pure Python",

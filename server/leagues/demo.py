@@ -16,7 +16,7 @@ from django.utils import timezone
 import core
 from core.api import META_COMMANDS
 from server.games import store
-from server.games.models import League
+from .models import League
 
 from . import fixtures, ratings, results
 from .models import Fixture, Season

@@ -27,7 +27,8 @@ from django.urls import path, reverse
 import core
 from core.api import OptionsError
 from server.games import store
-from server.games.models import KIND_CHOICES, Game, League
+from server.games.models import KIND_CHOICES, Game
+from .models import League
 
 from .access import is_organiser
 from .models import Season

@@ -21,7 +21,8 @@ from typing import Any
 from django.db import connection
 from django.db.models import Count, Max
 
-from server.games.models import Game, League, Seat
+from server.games.models import Game, Seat
+from .models import League
 
 from .models import Season
 

@@ -10,4 +10,6 @@ urlpatterns = [
     path("leagues/<id:league_id>/standings.csv", views.standings_csv),
     path("leagues/<id:league_id>/fixtures.csv", views.fixtures_csv),
     path("players/<path:username>/", views.player_page),
+    path("api/leagues/", views.league_list),
+    path("api/leagues/<id:league_id>/", views.league_detail),
 ]

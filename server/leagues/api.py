@@ -1,4 +1,5 @@
-"""League standings, computed from the league's finished games (never stored)."""
+"""Leagues in the JSON API (``/api/leagues/``): a league's summary and its standings, computed
+from the league's finished games (never stored)."""
 
 from __future__ import annotations
 
