@@ -26,7 +26,7 @@ def script() -> ModuleType:
 
 
 PIP_OUTPUT = """\
-Obtaining file:///work/gamenight
+Obtaining file:///home/ann/gamenight
   Installing build dependencies: started
 Collecting django<6,>=5.2 (from gamenight==0.1.0)
   Downloading django-5.2.19-py3-none-any.whl.metadata (4.1 kB)
