@@ -18,7 +18,6 @@ class IdConverter:
 register_converter(IdConverter, "id")
 
 urlpatterns = [
-    path("", views.home),
     path("healthz", views.healthz),
     path("api/login", views.login),
     path("api/login/", views.login),
