@@ -28,9 +28,8 @@ import core
 from core.api import dumps, result_event
 from server.games import store
 from server.games.models import Game, Seat
-from server.leagues.models import League
 from server.leagues import ratings, standings
-from server.leagues.models import Season
+from server.leagues.models import League, Season
 
 
 class Command(BaseCommand):

@@ -11,9 +11,8 @@ from django.utils import timezone
 
 from server.games import store
 from server.games.models import Event, Game
-from server.leagues.models import League
 from server.leagues import fixtures
-from server.leagues.models import Season
+from server.leagues.models import League, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -77,7 +76,8 @@ def test_players_from_a_csv(admin_client, django_user_model, server_runtime):
     league = League.objects.create(name="Tuesday", kind="teeko")
     django_user_model.objects.create_user("ann", password="pw")
     url = "/admin/leagues/league/players-csv/"
-    assert "Create players from a CSV" in admin_client.get("/admin/leagues/league/").content.decode()
+    page = admin_client.get("/admin/leagues/league/").content.decode()
+    assert "Create players from a CSV" in page
     before = django_user_model.objects.count()
     for bad in ("", "bad name!,x", "zed,not-an-email", "zed,,Nowhere", "zed\nzed",
                 "a\x00b", "x" * 300):

@@ -8,8 +8,7 @@ import datetime as dt
 import pytest
 
 from server.games.models import Game, Seat
-from server.leagues.models import League
-from server.leagues.models import Fixture, Season
+from server.leagues.models import Fixture, League, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,9 +12,8 @@ import pytest
 from server_helpers import finish
 
 from server.games.models import Event
-from server.leagues.models import League
 from server.leagues import fixtures
-from server.leagues.models import Fixture, Season
+from server.leagues.models import Fixture, League, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,8 +13,7 @@ import core
 from core.api import ALL, SPECTATOR, IllegalMoveError, OptionsError, fold, result_event
 from server.games import store
 from server.games.models import Event, Game
-from server.leagues.models import League
-from server.leagues.models import Rating
+from server.leagues.models import League, Rating
 from server.leagues.standings import all_time_table
 
 OPTIONS = {"teeko": {}, "tiku": {}, "tedoku": {"seats": 3}, "teka": {}}

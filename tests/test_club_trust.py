@@ -23,9 +23,8 @@ import core
 from core.api import IllegalMoveError, fold
 from server.games import store
 from server.games.models import Event, Game
-from server.leagues.models import League
 from server.leagues import fixtures, pairing, standings
-from server.leagues.models import Fixture, Rating, Season
+from server.leagues.models import Fixture, League, Rating, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

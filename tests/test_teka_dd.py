@@ -10,9 +10,9 @@ from random import Random
 
 import pytest
 
+from bench.teka_dd_bench import brute_force, dds_cards, random_position
 from core.teka import TekaState, playable_cards, side_of
 from core.teka_dd import Position, Solver, legal_cards, position_from_state, solve, solve_cards
-from bench.teka_dd_bench import brute_force, dds_cards, random_position
 
 
 def _best(pos: Position, cards: dict[str, int]) -> int:

@@ -5,8 +5,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import mark_safe
+from django.utils.html import format_html
 
 import core
 from core.api import ALL, SPECTATOR

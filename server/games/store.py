@@ -34,11 +34,11 @@ from psycopg.errors import UniqueViolation
 import core
 from core.api import ALL, IllegalMoveError, OptionsError, dumps
 from core.api import Game as CoreGame
+from server.leagues.models import League
 
 from . import clocks
 from .inputs import shown, text_ok
 from .models import Game, Seat
-from server.leagues.models import League
 
 log = logging.getLogger("server.games")
 

@@ -13,7 +13,6 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 
 import core

@@ -22,10 +22,9 @@ from django.utils import timezone
 from core.api import OptionsError
 from server.games import store
 from server.games.models import Game
-from .models import League
 
 from .access import is_organiser
-from .models import Season
+from .models import League, Season
 
 STALE_AFTER = timedelta(hours=12)
 """An open table nobody filled for this long is stale."""

@@ -16,10 +16,9 @@ from django.utils import timezone
 import core
 from core.api import META_COMMANDS
 from server.games import store
-from .models import League
 
 from . import fixtures, ratings, results
-from .models import Fixture, Season
+from .models import Fixture, League, Season
 
 LEAGUE = "Tuesday Teeko club"
 PLAYERS = [("ada", "Ada"), ("bruno", "Bruno"), ("chen", "Chen"), ("dita", "Dita"),

@@ -28,10 +28,9 @@ import core
 from core.api import OptionsError
 from server.games import store
 from server.games.models import KIND_CHOICES, Game
-from .models import League
 
 from .access import is_organiser
-from .models import Season
+from .models import League, Season
 
 REASONS = [
     ("adjudicated", "adjudicated: the organiser names the winners"),

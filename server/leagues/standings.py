@@ -22,9 +22,8 @@ from django.db import connection
 from django.db.models import Count, Max
 
 from server.games.models import Game, Seat
-from .models import League
 
-from .models import Season
+from .models import League, Season
 
 DECIDED = frozenset({"adjudicated", "forfeit", "off_board", "void"})
 """Outcome reasons of results an organiser decided rather than play on the server

@@ -18,13 +18,10 @@ from django.views.decorators.http import require_safe
 
 from server.games.inputs import text_ok
 from server.games.models import Game, Seat
-from .models import League
-from server.games import store
-from server.games.views import api, outcome_text
+from server.games.views import outcome_text
 
 from . import fixtures, ratings, standings
-from .api import league_json
-from .models import Fixture, Rating, Season
+from .models import Fixture, League, Rating, Season
 
 CHART_W, CHART_H, PAD = 640, 200, 34
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
@@ -291,21 +288,3 @@ def player_page(request: HttpRequest, username: str) -> HttpResponse:
     context = {"player": user, "ratings": ratings.current(users=[user.pk]),
                "chart": chart(series), "history": shown, "total": len(history), "h2h": h2h}
     return render(request, "leagues/player.html", context)
-
-
-# ------------------------------------------------------------------------------ API
-
-
-@api(("GET",))
-def league_list(request: HttpRequest) -> Any:
-    return {
-        "leagues": [league_json(lg) for lg in League.objects.prefetch_related("members")]
-    }
-
-
-@api(("GET",))
-def league_detail(request: HttpRequest, league_id: int) -> Any:
-    lg = League.objects.filter(pk=league_id).first()
-    if lg is None:
-        raise store.NotFound(f"no league {league_id}")
-    return league_json(lg, detail=True)
