@@ -101,3 +101,12 @@ def test_a_database_with_leagues_in_the_games_app_migrates_forward_keeping_every
     assert [s["name"] for s in detail["seasons"]] == ["Autumn"]
     page = admin_client.get(f"/admin/leagues/league/{thursday.pk}/change/")
     assert page.status_code == 200 and b"Thursday" in page.content
+
+
+def test_the_old_admin_addresses_of_leagues_lead_to_the_new_ones(admin_client: Any) -> None:
+    lg = League.objects.create(name="Tuesday", kind="teeko")
+    r = admin_client.get(f"/admin/games/league/{lg.pk}/change/?_changelist_filters=q%3Dx")
+    assert r.status_code == 301
+    assert r["Location"] == f"/admin/leagues/league/{lg.pk}/change/?_changelist_filters=q%3Dx"
+    assert admin_client.get("/admin/games/league/", follow=True).status_code == 200
+    assert admin_client.get("/admin/games/game/").status_code == 200  # (the games' own stay)
