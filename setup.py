@@ -20,8 +20,6 @@ PURE_ONLY = {
     "core/errors.py",
     # Package markers only.
     "core/ai/__init__.py",
-    # Command-line benchmark driver: starts subprocesses, times things; no hot code.
-    "core/bench.py",
     # Tournament driver (argparse, printing; run with `python -m`): the bots it calls are
     # compiled.
     "core/ai/tournaments.py",
@@ -31,12 +29,6 @@ PURE_ONLY = {
     # nothing on it), run with `python -m core.teeko_solve`. Its table reader,
     # core/teeko_table.py, is compiled.
     "core/teeko_solve.py",
-    # Benchmark driver of the Teeko levels against the solved table (argparse, processes,
-    # printing; run through core.bench): the bots and the table reader it calls are compiled.
-    "core/teeko_bench.py",
-    # Checks and speed run of the Teka double-dummy solver against DDS (endplay, a dev
-    # dependency) and brute force (run through core.bench): the solver it calls is compiled.
-    "core/teka_dd_bench.py",
 }
 
 

@@ -1,7 +1,12 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.generic import RedirectView
 
 urlpatterns = [
+    # Leagues were in the games app: their old admin addresses lead to the new ones.
+    re_path(r"^admin/games/league/(?P<rest>.*)$",
+            RedirectView.as_view(url="/admin/leagues/league/%(rest)s", permanent=True,
+                                 query_string=True)),
     path("admin/", admin.site.urls),
     path("", include("server.leagues.urls")),  # /leagues/, /players/
     path("", include("server.games.urls")),

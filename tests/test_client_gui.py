@@ -6,7 +6,7 @@ from random import Random
 
 import pytest
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from test_client_gui import app, by_text, find  # noqa: F401  (the module-scoped app fixture)
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 

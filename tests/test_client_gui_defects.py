@@ -8,7 +8,7 @@ from random import Random
 import pytest
 from test_client_gui import app, buttons, by_text, find, person, start_local  # noqa: F401
 
-from client_kivy import layoutcheck, testing
+from bench import layoutcheck, testing
 
 testing.headless(960, 640)
 

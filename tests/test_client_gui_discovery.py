@@ -7,7 +7,7 @@ import pytest
 from test_client_gui import app, find  # noqa: F401
 from test_lan_discovery import TAG, mdns_sockets, no_leftovers, wait_for  # noqa: F401
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from test_client_gui import app, buttons, by_text, find, person, start_local  # noqa: F401
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 
@@ -158,7 +158,7 @@ def test_teka_unplayable_card_says_why(app):  # noqa: F811
     table = screen.board
     from random import Random
 
-    from client_kivy.tour import play_random
+    from bench.tour import play_random
 
     # play until Ann must follow suit with some card she may not play
     rng = Random(3)
@@ -367,7 +367,7 @@ def test_teka_wording_and_replay_names(app):  # noqa: F811
     s = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dan")], seed=11)
     from random import Random
 
-    from client_kivy.tour import play_random
+    from bench.tour import play_random
 
     play_random(s, Random(2), lambda s: s.view.get("phase") == "play" and s.handoff is None
                 and bool(s.legal))
@@ -420,7 +420,7 @@ def test_teka_end_of_hand_summary(app):  # noqa: F811
 
     from kivy.core.window import Window
 
-    from client_kivy.tour import play_random
+    from bench.tour import play_random
 
     s = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dan")], seed=13)
     play_random(s, Random(4), lambda s: bool(s.view.get("sheet")) or False)

@@ -9,7 +9,7 @@ from random import Random
 import pytest
 from test_client_gui import app, buttons, by_text, find, person, start_local  # noqa: F401
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 
@@ -150,7 +150,7 @@ def test_animation_off_draws_the_final_position_at_once(app):  # noqa: F811
 
 
 def test_tiku_discs_drop_and_teka_cards_travel(app):  # noqa: F811
-    from client_kivy.tour import play_random
+    from bench.tour import play_random
 
     s = two(app, "tiku", seed=3)
     board = app.root.get_screen("game").board
@@ -331,7 +331,7 @@ def test_move_list_in_the_game_and_the_replay(app):  # noqa: F811
 
 
 def test_teka_last_trick_peek(app):  # noqa: F811
-    from client_kivy.tour import play_random
+    from bench.tour import play_random
 
     s = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dan")], seed=9)
     play_random(s, Random(2), lambda s: bool(s.view.get("trick"))

@@ -13,7 +13,7 @@ import pytest
 from test_client_gui import app, by_text  # noqa: F401  (the module-scoped app fixture)
 from test_client_net import _daphne_env, restart_daphne
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 

@@ -15,7 +15,7 @@ import pytest
 from test_client_gui import app, by_text, find  # noqa: F401  (the module-scoped app fixture)
 from test_client_gui_clocks import connect_lobby
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 

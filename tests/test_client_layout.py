@@ -1,4 +1,4 @@
-"""The layout check: every screen of every game (client_kivy/tour.py) at 360x740 dp upright
+"""The layout check: every screen of every game (bench/tour.py) at 360x740 dp upright
 and on its side, 540x960 and 1280x800, at 100 % and 130 % text, at density 1 (a desktop) and
 2 (a phone: two pixels a dp, text drawn at twice the pixels): no label cut to "..", every
 button inside the window and at least 48 dp both ways, every Teka card in the hand at least
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 
@@ -35,7 +35,7 @@ def test_every_screen_fits_phone_and_tablet_at_100_and_130_percent_text_density_
         env.pop("KIVY_METRICS_FONTSCALE", None)
         env.pop("KIVY_METRICS_DENSITY", None)
         procs[run] = subprocess.Popen(
-            [sys.executable, "-m", "client_kivy.layoutcheck", "--json", "--fontscale", scale,
+            [sys.executable, "-m", "bench.layoutcheck", "--json", "--fontscale", scale,
              "--density", density],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     found = {}
@@ -51,7 +51,7 @@ def test_the_check_sees_a_cut_label_and_a_small_button(app_window):
     """The checker itself: a shortened title and a 40 dp button on screen are reported."""
     from kivy.uix.label import Label
 
-    from client_kivy import layoutcheck
+    from bench import layoutcheck
     from client_kivy.widgets.common import GButton
 
     app = app_window

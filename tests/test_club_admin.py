@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 
 from server.games import store
-from server.games.models import Event, Game, League
+from server.games.models import Event, Game
 from server.leagues import fixtures
-from server.leagues.models import Season
+from server.leagues.models import League, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -75,8 +75,9 @@ def test_close_stale_open_tables(admin_client, server_runtime):
 def test_players_from_a_csv(admin_client, django_user_model, server_runtime):
     league = League.objects.create(name="Tuesday", kind="teeko")
     django_user_model.objects.create_user("ann", password="pw")
-    url = "/admin/games/league/players-csv/"
-    assert "Create players from a CSV" in admin_client.get("/admin/games/league/").content.decode()
+    url = "/admin/leagues/league/players-csv/"
+    page = admin_client.get("/admin/leagues/league/").content.decode()
+    assert "Create players from a CSV" in page
     before = django_user_model.objects.count()
     for bad in ("", "bad name!,x", "zed,not-an-email", "zed,,Nowhere", "zed\nzed",
                 "a\x00b", "x" * 300):

@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from server.games.models import Game, League, Seat
-from server.leagues.models import Fixture, Season
+from server.games.models import Game, Seat
+from server.leagues.models import Fixture, League, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,9 +11,9 @@ import io
 import pytest
 from server_helpers import finish
 
-from server.games.models import Event, League
+from server.games.models import Event
 from server.leagues import fixtures
-from server.leagues.models import Fixture, Season
+from server.leagues.models import Fixture, League, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

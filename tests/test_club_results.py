@@ -12,8 +12,8 @@ from server_helpers import pick_move
 import core
 from core.api import ALL, SPECTATOR, IllegalMoveError, OptionsError, fold, result_event
 from server.games import store
-from server.games.models import Event, Game, League
-from server.leagues.models import Rating
+from server.games.models import Event, Game
+from server.leagues.models import League, Rating
 from server.leagues.standings import all_time_table
 
 OPTIONS = {"teeko": {}, "tiku": {}, "tedoku": {"seats": 3}, "teka": {}}

@@ -11,8 +11,8 @@ from django.utils import timezone
 from server_helpers import pick_move
 
 from server.games import store
-from server.games.models import Game, League
-from server.leagues.models import Season
+from server.games.models import Game
+from server.leagues.models import League, Season
 from server.leagues.standings import Result, Scheme, all_time_table, season_table, table
 
 T0 = dt.datetime(2026, 3, 1, 19, 30, tzinfo=dt.UTC)

@@ -22,9 +22,9 @@ from test_e2e_server import ahttp, http, ws_client
 import core
 from core.api import IllegalMoveError, fold
 from server.games import store
-from server.games.models import Event, Game, League
+from server.games.models import Event, Game
 from server.leagues import fixtures, pairing, standings
-from server.leagues.models import Fixture, Rating, Season
+from server.leagues.models import Fixture, League, Rating, Season
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,7 +1,7 @@
 """The tree's type and style checks, as part of the suite (so ``./gamenight test`` and CI run
 them): ``ruff check .`` on the whole tree and mypy, with the project's configuration in
 pyproject.toml (strict, the Django plugin, the per-module exceptions listed there with their
-reasons), on core/, server/ and client_kivy/. Both must report nothing. docs/checks.md
+reasons), on core/, server/, client_kivy/ and bench/. Both must report nothing. docs/checks.md
 says what is checked and why each exception is there."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("core", "server", "client_kivy")
+PACKAGES = ("core", "server", "client_kivy", "bench")
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess[str]:

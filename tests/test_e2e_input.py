@@ -138,9 +138,9 @@ async def test_a_command_naming_its_seat_must_name_it_as_an_integer(daphne_serve
 
 
 def test_a_small_fuzz_run_appends_nothing_and_answers_everything(daphne_server):
-    """server.ops.fuzz in small (the benchmark command runs 100,000 frames and 10,000
+    """bench.fuzz in small (the benchmark command runs 100,000 frames and 10,000
     requests): hypothesis junk between valid moves on tables of all four kinds."""
-    from server.ops.fuzz import admin_session, fuzz, routes
+    from bench.fuzz import admin_session, fuzz, routes
 
     out = fuzz(
         daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0,

@@ -25,7 +25,8 @@ def _run(*args: str) -> str:
 
 def test_load_demo_is_idempotent_and_games_replay_to_their_outcome() -> None:
     from server.games import store
-    from server.games.models import Event, Game, League
+    from server.games.models import Event, Game
+    from server.leagues.models import League
 
     data = demo.manifest()
     text = _run("load_demo")

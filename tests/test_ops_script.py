@@ -26,7 +26,7 @@ def script() -> ModuleType:
 
 
 PIP_OUTPUT = """\
-Obtaining file:///work/gamenight
+Obtaining file:///home/ann/gamenight
   Installing build dependencies: started
 Collecting django<6,>=5.2 (from gamenight==0.1.0)
   Downloading django-5.2.19-py3-none-any.whl.metadata (4.1 kB)
@@ -112,7 +112,7 @@ def test_bench_progress_lines_have_count_and_time_left_and_are_throttled() -> No
 
 def test_bench_bots_says_what_it_runs_at_once_and_shows_progress() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "core.bench", "bots", "--only", "tiku", "--tiku", "2",
+        [sys.executable, "-m", "bench.core_bench", "bots", "--only", "tiku", "--tiku", "2",
          "--tiku-levels", "easy"],
         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -1,4 +1,4 @@
-"""The soak harness (server/ops/soak.py) itself, in a short run with faults: real daphne
+"""The soak harness (bench/soak.py) itself, in a short run with faults: real daphne
 processes on the test database, socket players of all four kinds, spectators, HTTP pollers,
 junk frames, one ``pg_terminate_backend`` of daphne's sessions and one ``kill -9`` of daphne
 (restarted on its port; clients come back with ``last_seq``). Every move answered
@@ -20,7 +20,7 @@ def test_soak_with_kill_9_and_terminated_backends_loses_no_acknowledged_move(
 ) -> None:
     from django.db import connection
 
-    from server.ops import soak
+    from bench import soak
 
     connection.close()  # nothing of this process on the database while backends are ended
     args = soak.parse_args([

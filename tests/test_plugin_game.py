@@ -237,9 +237,6 @@ KIND_COMPARED = re.compile(r"""kind\s*[!=]==?\s*["'`](teeko|tiku|tedoku|teka)"""
 EXEMPT = (
     "server/leagues/demo.py",  # demo data: a Teeko league and its games
     "server/ops/demo.py",
-    # tooling that leaves the product packages for bench/ (and names games to drive)
-    "server/ops/soak.py", "server/ops/fuzz.py", "server/ops/loadbench.py",
-    "server/leagues/management/commands/bench_club.py",
 )
 
 

@@ -170,7 +170,7 @@ def test_creating_a_game_with_the_perfect_level_says_when_its_table_is_missing(
 def test_hints_for_the_player_to_move_against_the_computer_only(
     client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from server.games.models import League
+    from server.leagues.models import League
 
     install(monkeypatch, tmp_path)
     g = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},

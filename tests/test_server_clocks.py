@@ -189,7 +189,7 @@ def league_of_two() -> int:
     from django.contrib.auth.models import Permission
     from django.db import connection
 
-    from server.games.models import League
+    from server.leagues.models import League
 
     try:
         users = [get_user_model().objects.create_user(n, password="pw") for n in ("ann", "bob")]

@@ -15,7 +15,8 @@ from server_helpers import finish
 import core
 from core.api import ALL, SPECTATOR, dumps
 from server.games import store
-from server.games.models import Game, League
+from server.games.models import Game
+from server.leagues.models import League
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -186,7 +187,7 @@ def test_league_standings(client, django_user_model, server_runtime):
     # the admin shows the standings
     admin = django_user_model.objects.create_superuser("root", password="pw")
     client.force_login(admin)
-    page = client.get(f"/admin/games/league/{league.pk}/change/")
+    page = client.get(f"/admin/leagues/league/{league.pk}/change/")
     assert page.status_code == 200 and b"standings" in page.content and b"ann" in page.content
     assert client.get("/admin/games/event/").status_code == 200
 

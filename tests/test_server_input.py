@@ -11,7 +11,8 @@ from unittest import mock
 import pytest
 
 from server.games import store
-from server.games.models import Event, Game, League
+from server.games.models import Event, Game
+from server.leagues.models import League
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

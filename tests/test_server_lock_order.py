@@ -1,7 +1,7 @@
 """A game's lock is never held by a thread that waits for a pooled database connection,
 nor by the event loop while it waits for a database thread.
 
-Found by the soak (server/ops/soak.py, two daphne processes, docs/benchmarks-server.md): an
+Found by the soak (bench/soak.py, two daphne processes, docs/benchmarks-server.md): an
 HTTP view holds its connection from its first query (``get_game``) and then waits for the
 game's lock in ``store.entry``; a database thread took that lock first (a cache miss or a
 refresh) and then waited for a connection, of which the view threads held them all. Both

@@ -209,7 +209,7 @@ def test_the_migration_gives_finished_games_their_end(server_runtime, client):
 
 def test_the_club_bench_stores_games_that_end_as_their_logs(server_runtime, client):
     """``bench_club`` writes its finished games through the store, with their times."""
-    from server.leagues.management.commands.bench_club import make_league
+    from bench.club import make_league
 
     league = make_league(4, 6)
     games = list(Game.objects.filter(league=league).values_list("pk", flat=True))

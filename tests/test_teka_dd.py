@@ -1,7 +1,7 @@
 """The Teka double-dummy solver (core.teka_dd) against DDS (endplay) and a plain minimax.
 
 The 10,000-position comparison and the speed run are a command:
-``python -m core.bench dd check|speed|brute`` (docs/ai.md).
+``python -m bench.core_bench dd check|speed|brute`` (docs/ai.md).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from random import Random
 
 import pytest
 
+from bench.teka_dd_bench import brute_force, dds_cards, random_position
 from core.teka import TekaState, playable_cards, side_of
 from core.teka_dd import Position, Solver, legal_cards, position_from_state, solve, solve_cards
-from core.teka_dd_bench import brute_force, dds_cards, random_position
 
 
 def _best(pos: Position, cards: dict[str, int]) -> int:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from client_kivy import testing  # noqa: E402
+from bench import testing  # noqa: E402
 
 OUT = os.path.join(ROOT, "deploy", "android")
 

@@ -30,7 +30,7 @@ PAGES = [
     ("club-admin-games.png", "/admin/games/game/", 1400),
     ("club-admin-decide.png", "/admin/games/game/{live}/decide/", 1100),
     ("club-admin-record.png", "/admin/games/game/record/", 1100),
-    ("club-admin-players-csv.png", "/admin/games/league/players-csv/", 1100),
+    ("club-admin-players-csv.png", "/admin/leagues/league/players-csv/", 1100),
 ]
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Screenshots of every screen of the tablet app (every state of client_kivy/tour.py: each
+"""Screenshots of every screen of the tablet app (every state of bench/tour.py: each
 screen, each game mid-play and at its end) at phone (360x740 dp) and tablet (1280x800)
 sizes, into docs/screenshots/.
 
@@ -19,7 +19,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from client_kivy import testing  # noqa: E402
+from bench import testing  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "screenshots")
 SIZES = {"phone": (360, 740), "tablet": (1280, 800)}
@@ -32,7 +32,7 @@ def main() -> int:
     os.environ.setdefault("GAMENIGHT_PURE", "1")
     testing.headless(1280, 960)  # the largest of all: the GL surface never grows
     app = testing.start_app(tempfile.mkdtemp(prefix="gamenight-shots-"))
-    from client_kivy.tour import tour
+    from bench.tour import tour
 
     os.makedirs(OUT, exist_ok=True)
     written = []

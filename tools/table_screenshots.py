@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Screenshots of the app's table mode (client_kivy/screens/table.py) at phone (360x740 dp)
 and tablet (1280x800) sizes, into docs/screenshots/{phone,tablet}-table*.png, and the layout check
-(client_kivy/layoutcheck.py) of each: it prints any label cut or button too small.
+(bench/layoutcheck.py) of each: it prints any label cut or button too small.
 
     GAMENIGHT_PURE=1 .venv/bin/python tools/table_screenshots.py
 
@@ -19,7 +19,7 @@ from random import Random
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from client_kivy import testing  # noqa: E402
+from bench import testing  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "screenshots")
 SIZES = {"phone": (360, 740), "tablet": (1280, 800)}
@@ -67,7 +67,7 @@ def main() -> int:
     app.root.add_widget(screen)
     screen.set_model(model)
     app.show("table")
-    from client_kivy.layoutcheck import problems
+    from bench.layoutcheck import problems
 
     os.makedirs(OUT, exist_ok=True)
     bad = 0

@@ -45,7 +45,7 @@ def inline(text: str) -> str:
 
 def technical(text: str) -> bool:
     """A line for developers: it names source files or repository paths."""
-    return bool(re.search(r"`?(core|server|client_kivy)/\w|/work/|\./gamenight", text))
+    return bool(re.search(r"`?(core|server|client_kivy)/\w|\./gamenight", text))
 
 
 def paragraphs(markdown: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Games, seats, the append-only event log, tokens and leagues.
+"""Games, seats, the append-only event log and tokens (leagues: :mod:`server.leagues.models`).
 
 The event log is the truth: a game's state is ``fold(evolve, events)``. Rows of
 ``games_event`` are never updated, deleted or truncated (triggers refuse it, see migrations
@@ -36,33 +36,6 @@ KIND_WORD = r"^[a-z][a-z0-9_]{0,19}$"
 games there are is the core's registry, ``core.GAMES``, known to the processes only)."""
 
 
-class League(models.Model):
-    name = models.CharField(max_length=100, unique=True)
-    kind = models.CharField(max_length=20, choices=kind_choices, help_text="the game it plays")
-    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="leagues")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["name"]
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(kind__regex=KIND_WORD), name="league_kind"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.kind})"
-
-    def clean(self) -> None:
-        """A league's kind cannot change under games of the old kind."""
-        if self.pk is not None:
-            other = Game.objects.filter(league_id=self.pk).exclude(kind=self.kind).first()
-            if other is not None:
-                raise ValidationError(
-                    {"kind": f"the league has {other.kind} games: its kind stays {other.kind}"}
-                )
-
-
 class Game(models.Model):
     OPEN = "open"
     LIVE = "live"
@@ -78,7 +51,7 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True)
     league = models.ForeignKey(
-        League, null=True, blank=True, on_delete=models.PROTECT, related_name="games"
+        "leagues.League", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
     )
     season = models.ForeignKey(
         "leagues.Season",
@@ -110,6 +83,8 @@ class Game(models.Model):
     def clean(self) -> None:
         """A game joins only a league of its own kind, and a season of its league."""
         if self.league_id is not None:
+            from server.leagues.models import League
+
             league = League.objects.filter(pk=self.league_id).first()
             if league is not None and league.kind != self.kind:
                 raise ValidationError(

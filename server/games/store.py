@@ -42,11 +42,12 @@ from core import upcast
 from core.api import ALL, IllegalMoveError, OptionsError, dumps
 from core.api import Game as CoreGame
 from core.errors import EventVersionError
+from server.leagues.models import League
 
 from . import tablerules
 from .dbpool import ADB, knob
 from .inputs import shown, text_ok
-from .models import Game, League, Seat
+from .models import Game, Seat
 from .shards import SHARDS
 
 log = logging.getLogger("server.games")

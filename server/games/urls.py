@@ -18,7 +18,6 @@ class IdConverter:
 register_converter(IdConverter, "id")
 
 urlpatterns = [
-    path("", views.home),
     path("healthz", views.healthz),
     path("api/login", views.login),
     path("api/login/", views.login),
@@ -34,8 +33,6 @@ urlpatterns = [
     path("api/games/<id:game_id>/hint/", views.hint),
     path("api/codes/<str:code>/", views.game_by_code),
     path("api/join/", views.join_by_code),
-    path("api/leagues/", views.league_list),
-    path("api/leagues/<id:league_id>/", views.league_detail),
     path("api/games/<id:game_id>/seats/<int:seat>/qr.svg", views.seat_qr),
     path("api/games/<id:game_id>/seats/<int:seat>/release/", views.seat_release),
     path("api/games/<id:game_id>/seats/<int:seat>/bot/", views.seat_bot),

@@ -14,19 +14,18 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 
 import core
-from core import upcast, words
+from core import upcast
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 from core.errors import EventVersionError
 
-from . import clocks, dbpool, leagues, store, tablerules, tables
+from . import clocks, dbpool, store, tablerules, tables
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
-from .models import Event, Game, League, Token
+from .models import Event, Game, Token
 
 log = logging.getLogger("server.games")
 
@@ -633,25 +632,7 @@ def hint(request: HttpRequest, game_id: int) -> Any:
     return out
 
 
-@api(("GET",))
-def league_list(request: HttpRequest) -> Any:
-    return {
-        "leagues": [leagues.league_json(lg) for lg in League.objects.prefetch_related("members")]
-    }
-
-
-@api(("GET",))
-def league_detail(request: HttpRequest, league_id: int) -> Any:
-    lg = League.objects.filter(pk=league_id).first()
-    if lg is None:
-        raise store.NotFound(f"no league {league_id}")
-    return leagues.league_json(lg, detail=True)
-
-
 # ------------------------------------------------------------------------------ pages
-
-HOME_LIMIT = 20
-
 
 def _seat_label(s: Any) -> str:
     if store.seat_replaced(s):
@@ -661,16 +642,6 @@ def _seat_label(s: Any) -> str:
     if not s.filled:
         return "open"
     return str(s.name or "guest")
-
-
-def _result(g: Game, names: list[str]) -> str:
-    outcome = g.outcome or {}
-    winners = [names[w] for w in outcome.get("winners", []) if 0 <= w < len(names)]
-    text = (" & ".join(winners) + (" win" if len(winners) > 1 else " wins")) if winners else "draw"
-    scores = outcome.get("scores") or []
-    if len(scores) == len(names):
-        text += " · " + ", ".join(f"{n} {x}" for n, x in zip(names, scores, strict=True))
-    return text
 
 
 DECIDED_LABELS = {
@@ -709,55 +680,6 @@ def outcome_text(g: Game, seats: list[Any] | None = None) -> str:
     if reason in DECIDED_LABELS:
         text += f" ({DECIDED_LABELS[reason]})"
     return text
-
-
-def home(request: HttpRequest) -> HttpResponse:
-    """The server's front page: open tables with their join codes, games in progress, the
-    latest finished games and the league standings (refreshes itself every 30 s)."""
-    if request.method not in ("GET", "HEAD"):
-        return error(405, "method_not_allowed", "use GET")
-    open_due_fixtures()
-
-    def rows(status: str) -> list[dict[str, Any]]:
-        games_ = list(
-            Game.objects.filter(status=status)
-            .select_related("league")
-            .prefetch_related("seat_set")
-            .order_by("-id")[:HOME_LIMIT]
-        )
-        seqs = last_seqs(games_) if status == Game.LIVE else {}  # shown for live games only
-        out = []
-        for g in games_:
-            seats = list(g.seat_set.all())
-            names = [_seat_label(s) for s in seats]
-            taken = sum(1 for s in seats if s.filled)
-            out.append(
-                {
-                    "id": g.pk,
-                    "kind": g.kind,
-                    "code": g.code,
-                    "league": g.league.name if g.league else "",
-                    "seats": (f"{taken} of {len(seats)} taken: " if status == Game.OPEN else "")
-                    + ", ".join(names),
-                    "seq": seqs.get(g.pk, 0),
-                    "result": _result(g, names) if status == Game.FINISHED else "",
-                }
-            )
-        return out
-
-    context = {
-        "address": request.build_absolute_uri("/").rstrip("/"),
-        "open_games": rows(Game.OPEN),
-        "live_games": rows(Game.LIVE),
-        "finished_games": rows(Game.FINISHED),
-        "leagues": [
-            {"id": lg.pk, "name": lg.name, "kind": lg.kind, "standings": leagues.standings(lg)}
-            for lg in League.objects.all()
-        ],
-        "core": "compiled" if core.COMPILED else "pure Python",
-        "titles": words.joined_and([g.title() for _, g in sorted(core.GAMES.items())]),
-    }
-    return render(request, "games/home.html", context)
 
 
 def api_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.games.models import League
+from .models import League
 
 ORGANISE = "leagues.organise_league"
 

@@ -1,4 +1,5 @@
-"""The club's admin: seasons (with their standings and the next round's fixtures)."""
+"""The club's admin: leagues (with their standings and latest games), seasons (with their
+standings and the next round's fixtures)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from . import fixtures, standings
-from .models import Fixture, Season
+from server.games.models import Game
+
+from . import api, club_admin, fixtures, standings
+from .models import Fixture, League, Season
 
 
 def player_names(ids: list[Any]) -> str:
@@ -179,3 +182,73 @@ class FixtureAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: Any, obj: Any = None) -> bool:
         return False
+
+
+class LeagueGameInline(admin.TabularInline):
+    model = Game
+    fk_name = "league"
+    extra = 0
+    fields = ("id", "kind", "status", "code", "finished_at", "result")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+    verbose_name_plural = "latest games (all of them: Games, filtered by league)"
+    LATEST = 20
+
+    def get_queryset(self, request: Any) -> Any:
+        qs = super().get_queryset(request)
+        league = request.resolver_match.kwargs.get("object_id") if request.resolver_match \
+            else None
+        if league is None or not str(league).isdigit():
+            return qs.none()
+        latest = list(qs.filter(league_id=int(league)).order_by("-id")
+                      .values_list("id", flat=True)[: self.LATEST])
+        return qs.filter(pk__in=latest).prefetch_related("seat_set")
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="result")
+    def result(self, obj: Game) -> str:
+        from server.games.views import outcome_text
+
+        return outcome_text(obj, list(obj.seat_set.all())) or "-"
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "member_count", "game_count")
+    filter_horizontal = ("members",)
+    readonly_fields = ("standings_table",)
+    fields = ("name", "kind", "members", "standings_table")
+    inlines = [LeagueGameInline]
+    search_fields = ("name", "members__username")
+
+    def get_urls(self) -> list[Any]:
+        return club_admin.league_urls(self) + super().get_urls()
+
+    @admin.display(description="members")
+    def member_count(self, obj: League) -> int:
+        return obj.members.count()
+
+    @admin.display(description="games")
+    def game_count(self, obj: League) -> int:
+        return obj.games.count()
+
+    @admin.display(description="standings")
+    def standings_table(self, obj: League) -> str:
+        if obj.pk is None:
+            return "-"
+        rows = api.standings(obj)
+        head = (
+            "<tr><th>#</th><th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>pts</th></tr>"
+        )
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (i, r["username"], r["played"], r["won"], r["drawn"], r["lost"], r["points"])
+                for i, r in enumerate(rows, start=1)
+            ),
+        )
+        return mark_safe(f"<table>{head}{body}</table>")

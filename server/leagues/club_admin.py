@@ -21,10 +21,10 @@ from django.utils import timezone
 
 from core.api import OptionsError
 from server.games import store
-from server.games.models import Game, League
+from server.games.models import Game
 
 from .access import is_organiser
-from .models import Season
+from .models import League, Season
 
 STALE_AFTER = timedelta(hours=12)
 """An open table nobody filled for this long is stale."""
@@ -177,14 +177,14 @@ def players_csv_view(model_admin: Any, request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         created, existing = create_players(form.cleaned_data["rows"])
         messages.success(request, f"{created} players created, {existing} already there")
-        return redirect(reverse("admin:games_league_changelist"))
+        return redirect(reverse("admin:leagues_league_changelist"))
     context = {**model_admin.admin_site.each_context(request), "form": form, "game": None,
                "title": "Create players from a CSV", "opts": League._meta,
-               "back": reverse("admin:games_league_changelist"), "upload": True}
+               "back": reverse("admin:leagues_league_changelist"), "upload": True}
     return TemplateResponse(request, "leagues/players_csv.html", context)
 
 
 def league_urls(model_admin: Any) -> list[Any]:
     site = model_admin.admin_site
     return [path("players-csv/", site.admin_view(lambda r: players_csv_view(model_admin, r)),
-                 name="games_league_players_csv")]
+                 name="leagues_league_players_csv")]

@@ -17,10 +17,9 @@ import core
 from core import upcast
 from core.api import META_COMMANDS
 from server.games import store
-from server.games.models import League
 
 from . import fixtures, ratings, results
-from .models import Fixture, Season
+from .models import Fixture, League, Season
 
 LEAGUE = "Tuesday Teeko club"
 PLAYERS = [("ada", "Ada"), ("bruno", "Bruno"), ("chen", "Chen"), ("dita", "Dita"),

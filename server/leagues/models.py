@@ -1,4 +1,4 @@
-"""Club play: seasons of a league (``games.League``), fixtures, the rating history.
+"""Club play: leagues, their seasons, fixtures, the rating history.
 
 Standings are never stored: they are computed from the finished games (see
 :mod:`.standings`). The rating history is a projection of the finished games, written only
@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
-from server.games.models import League
+from server.games.models import KIND_WORD, Game, kind_choices
 
 TIEBREAKS = {
     "h2h": "head-to-head (points between the tied players)",
@@ -56,6 +56,36 @@ def validate_tiebreaks(text: str) -> None:
 
 def validate_placings(text: str) -> None:
     parse_placings(text)
+
+
+class League(models.Model):
+    """A club's league: a name, the game kind it plays and its members. Its games point to
+    it (``Game.league``); its seasons, fixtures and standings are the rest of this app."""
+
+    name = models.CharField(max_length=100, unique=True)
+    kind = models.CharField(max_length=20, choices=kind_choices, help_text="the game it plays")
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="leagues")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__regex=KIND_WORD), name="league_kind"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+    def clean(self) -> None:
+        """A league's kind cannot change under games of the old kind."""
+        if self.pk is not None:
+            other = Game.objects.filter(league_id=self.pk).exclude(kind=self.kind).first()
+            if other is not None:
+                raise ValidationError(
+                    {"kind": f"the league has {other.kind} games: its kind stays {other.kind}"}
+                )
 
 
 class Season(models.Model):

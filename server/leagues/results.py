@@ -27,10 +27,10 @@ from django.urls import path, reverse
 import core
 from core.api import OptionsError
 from server.games import store
-from server.games.models import Game, League, kind_choices
+from server.games.models import Game, kind_choices
 
 from .access import is_organiser
-from .models import Season
+from .models import League, Season
 
 REASONS = [
     ("adjudicated", "adjudicated: the organiser names the winners"),

@@ -26,9 +26,9 @@ from django.db.models import Count, Max
 import core
 from core.api import Game as CoreGame
 from core.api import Outcome
-from server.games.models import Game, League, Seat
+from server.games.models import Game, Seat
 
-from .models import Season
+from .models import League, Season
 
 DECIDED = frozenset({"adjudicated", "forfeit", "off_board", "void"})
 """Outcome reasons of results an organiser decided rather than play on the server

@@ -17,11 +17,11 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from server.games.inputs import text_ok
-from server.games.models import Game, League, Seat
+from server.games.models import Game, Seat
 from server.games.views import outcome_text
 
 from . import fixtures, ratings, standings
-from .models import Fixture, Rating, Season
+from .models import Fixture, League, Rating, Season
 
 CHART_W, CHART_H, PAD = 640, 200, 34
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",

@@ -54,7 +54,8 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
     from django.utils import timezone
 
     from server.games import store
-    from server.games.models import Game, League
+    from server.games.models import Game
+    from server.leagues.models import League
 
     data = manifest(seeds)
     User = get_user_model()

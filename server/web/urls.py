@@ -1,11 +1,12 @@
 from django.urls import re_path
 
-from . import views
+from . import front, views
 
 # (a database id is 1 to 18 digits, as server.games.urls' "id" converter: longer is no game)
 ID = r"(?P<game_id>[0-9]{1,18})"
 
 urlpatterns = [
+    re_path(r"^$", front.home, name="web-home"),
     re_path(rf"^games/{ID}/$", views.game_page, name="web-game"),
     re_path(r"^tv/$", views.tv_page, name="web-tv"),
     re_path(r"^favicon\.ico$", views.favicon, name="web-favicon"),

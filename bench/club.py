@@ -4,7 +4,7 @@ is not a test). The games are stored for good (the log is append-only): run it o
 database of its own, e.g.
 
     GAMENIGHT_DB_NAME=gamenight_clubbench python -m django migrate --settings=server.settings
-    GAMENIGHT_DB_NAME=gamenight_clubbench python -m django bench_club --settings=server.settings
+    GAMENIGHT_DB_NAME=gamenight_clubbench ./gamenight bench club   # python -m bench.manage club
 
 Each game is a Teeko game with a real log: its ``start`` event and a ``result`` event
 (``off_board``, results drawn at random by seeded player strength), hash-chained as the
@@ -28,9 +28,9 @@ import core
 from core import upcast
 from core.api import result_event
 from server.games import store
-from server.games.models import Game, League, Seat
+from server.games.models import Game, Seat
 from server.leagues import ratings, standings
-from server.leagues.models import Season
+from server.leagues.models import League, Season
 
 
 class Command(BaseCommand):

@@ -1,14 +1,14 @@
 """Checks and speed of the Teka double-dummy solver (``core.teka_dd``).
 
-``python -m core.bench dd check --positions 10000``: random positions (full deals after the
+``python -m bench.core_bench dd check --positions 10000``: random positions (full deals after the
 first trick and mid-trick ones) solved by ``core.teka_dd`` and by DDS (Bo Haglund's solver,
 through the ``endplay`` package, a dev dependency only), the side's tricks and every legal
 card's figure compared; prints the differences (must be 0).
 
-``python -m core.bench dd speed --positions 1000``: the same positions with 12 tricks left
+``python -m bench.core_bench dd speed --positions 1000``: the same positions with 12 tricks left
 timed for both solvers: median, p95, max, nodes per second, and the median ratio.
 
-``python -m core.bench dd brute --positions 500``: small endings (<= 4 cards a hand, first
+``python -m bench.core_bench dd brute --positions 500``: small endings (<= 4 cards a hand, first
 tricks and double-13 three-hand positions included) against :func:`brute_force`.
 
 The position generator and the brute force live here so the tests use the same ones.

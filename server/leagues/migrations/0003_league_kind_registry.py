@@ -10,7 +10,7 @@ import server.games.models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0009_event_version")]
+    dependencies = [("leagues", "0002_league_from_games")]
 
     operations = [
         migrations.AlterField(

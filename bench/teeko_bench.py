@@ -1,8 +1,8 @@
-"""The Teeko bot levels measured against the solved table: ``python -m core.bench solved``
+"""The Teeko bot levels measured against the solved table: ``python -m bench.core_bench solved``
 (``./gamenight bench solved``). Needs the table of the pattern set (``./gamenight solve
 teeko``); results: docs/ai.md.
 
-    python -m core.bench solved [--positions 300] [--levels easy,medium,hard,max]
+    python -m bench.core_bench solved [--positions 300] [--levels easy,medium,hard,max]
                                 [--squares axis] [--games 2] [--jobs J] [--seed 1]
                                 [--after SEED:GAMES,...]
 
@@ -102,7 +102,7 @@ def _square(name: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="core.bench solved", description=__doc__,
+    ap = argparse.ArgumentParser(prog="bench.core_bench solved", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--positions", type=int, default=300)
     ap.add_argument("--levels", default="easy,medium,hard,max")

@@ -1,11 +1,11 @@
 """Soak and fault run of the game server: mixed load for minutes, bounds checked (prints figures).
 
-    python -m server.ops.soak [--minutes 30] [--workers 2] [--faults] [options]
+    python -m bench.soak [--minutes 30] [--workers 2] [--faults] [options]
 
 It starts ``--workers`` daphne processes (``server.asgi``, one port each; more than one needs
 ``REDIS_URL``, the processes then share events through Redis) against a separate database
 ``gamenight_soak`` on the embedded PostgreSQL (or ``DATABASE_URL``), the same way
-``server/ops/loadbench.py`` does, and drives them for ``--minutes`` with:
+``bench/loadbench.py`` does, and drives them for ``--minutes`` with:
 
 * ``--games`` live tables (100) of all four kinds, replaced when they end: Teeko (two
   players, or a player and a bot), Tiku (the same), Tedoku (three seats: two players and a
@@ -60,7 +60,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.ops.loadbench import (
+from bench.loadbench import (
     ROOT,
     free_port,
     pick,
@@ -1302,7 +1302,7 @@ def report(f: Figures) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m server.ops.soak",
+    p = argparse.ArgumentParser(prog="python -m bench.soak",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--minutes", type=float, default=30.0, help="length of the run (30)")
     p.add_argument("--seconds", type=float, help="length in seconds (overrides --minutes)")

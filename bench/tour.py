@@ -1,5 +1,5 @@
 """A walk through every screen of the app and every phase of every game, for the screenshots
-(tools/screenshots.py) and the layout check (client_kivy/layoutcheck.py).
+(tools/screenshots.py) and the layout check (bench/layoutcheck.py).
 
 :func:`tour` puts the app in one state after another and yields a name for each; the caller
 looks at the window meanwhile. Games are played by random legal commands through the session
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from random import Random
 from typing import Any
 
-from client_kivy import testing
+from bench import testing
 
 META = {"resign", "offer_draw", "accept_draw", "decline_draw"}
 

@@ -2,10 +2,10 @@
 hypothesis, valid play mixed with junk, against a real daphne (prints figures; a benchmark
 command, not a test; ``tests/test_e2e_input.py`` runs a small one).
 
-    python -m server.ops.fuzz [--frames 100000] [--requests 10000] [--games 12] [--seed 1]
+    python -m bench.fuzz [--frames 100000] [--requests 10000] [--games 12] [--seed 1]
                               [--url http://host:port]
 
-Without ``--url`` it starts its own daphne (as :mod:`server.ops.loadbench` does) against a
+Without ``--url`` it starts its own daphne (as :mod:`bench.loadbench` does) against a
 separate database ``gamenight_fuzz`` on the embedded PostgreSQL (or ``DATABASE_URL``).
 
 **Sockets.** ``--games`` tables of all four kinds, every seat a guest held by this program
@@ -1128,7 +1128,7 @@ def fuzz(
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m server.ops.fuzz", description=__doc__.split("\n\n")[0]
+        prog="python -m bench.fuzz", description=__doc__.split("\n\n")[0]
     )
     p.add_argument("--frames", type=int, default=100_000, help="socket frames (100000)")
     p.add_argument("--requests", type=int, default=10_000, help="HTTP requests (10000)")
@@ -1151,7 +1151,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{os.cpu_count()} CPUs, python {sys.version.split()[0]}",
         flush=True,
     )
-    from server.ops.loadbench import LocalServer
+    from bench.loadbench import LocalServer
 
     os.environ.setdefault("GAMENIGHT_BOT_TIME_LIMIT", "0.5")  # (bot seats made by junk HTTP)
     server = contextlib.nullcontext(args.url) if args.url else LocalServer("gamenight_fuzz")

@@ -1,8 +1,14 @@
-"""League standings, computed from the league's finished games (never stored)."""
+"""Leagues in the JSON API (``/api/leagues/``, docs/protocol.md): the list, one league with
+its standings (computed from the league's finished games, never stored), seasons and games."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.http import HttpRequest
+
+from server.games import store
+from server.games.views import api
 
 from .models import League
 
@@ -37,3 +43,18 @@ def league_json(league: League, *, detail: bool = False) -> dict[str, Any]:
         ]
         out["page"] = f"/leagues/{league.pk}/"
     return out
+
+
+@api(("GET",))
+def league_list(request: HttpRequest) -> Any:
+    return {
+        "leagues": [league_json(lg) for lg in League.objects.prefetch_related("members")]
+    }
+
+
+@api(("GET",))
+def league_detail(request: HttpRequest, league_id: int) -> Any:
+    lg = League.objects.filter(pk=league_id).first()
+    if lg is None:
+        raise store.NotFound(f"no league {league_id}")
+    return league_json(lg, detail=True)

@@ -1,20 +1,21 @@
-"""Benchmarks that print figures: ``python -m core.bench`` (``./gamenight bench``).
+"""Benchmarks that print figures: ``python -m bench.core_bench`` (``./gamenight bench``).
 
-    python -m core.bench [--seconds S] [--only GAME] [--build-scratch]
+    python -m bench.core_bench [--seconds S] [--only GAME] [--build-scratch]
         Compiled (this process; must have core.COMPILED) and pure Python (a subprocess with
         GAMENIGHT_PURE=1) side by side: random playthroughs per second of every game through
         the API, the Teeko playout figure and Teeko MCTS iterations per second.
 
-    python -m core.bench tournament [--games N] [--only GAME] [--pairs A:B,...]
+    python -m bench.core_bench tournament [--games N] [--only GAME] [--pairs A:B,...]
                                     [--move-cap P] [--jobs J] [--build-scratch]
         Bot levels against each other with fixed seeds, sides alternating: W/D/L of the
         first-named level with a 95% Wilson interval, and the bots' time per move.
 
-    python -m core.bench bots [--tiku N] [--teka N] [--tedoku N] [--only GAME]
+    python -m bench.core_bench bots [--tiku N] [--teka N] [--tedoku N] [--only GAME]
         The Tiku, Teka and Tedoku bot tables of ``core.ai.tournaments``.
 
-    python -m core.bench solved [--positions N] [--levels easy,medium,hard,max] [--squares S]
-        The Teeko levels measured against the solved table (``core.teeko_bench``).
+    python -m bench.core_bench solved [--positions N] [--levels easy,medium,hard,max]
+                                      [--squares S]
+        The Teeko levels measured against the solved table (``bench.teeko_bench``).
 
 ``--build-scratch`` compiles a copy of core/ with mypyc in a temporary directory and runs
 the benchmark from there (the work tree is never touched). Without it the compiled figures
@@ -162,7 +163,8 @@ def bench(args: argparse.Namespace) -> int:
     print("pure:     a subprocess with GAMENIGHT_PURE=1", flush=True)
     env = dict(os.environ, GAMENIGHT_PURE="1")
     res = subprocess.run(
-        [sys.executable, "-m", "core.bench", "worker", "--seconds", str(args.seconds), *only],
+        [sys.executable, "-m", "bench.core_bench", "worker", "--seconds", str(args.seconds),
+         *only],
         env=env,
         check=True,
         capture_output=True,
@@ -307,16 +309,18 @@ def tournament(args: argparse.Namespace) -> int:
 
 
 def build_scratch() -> Path:
-    """A temporary copy of core/ compiled with mypyc (as tools/compile_check does)."""
-    here = Path(__file__).resolve().parent
+    """A temporary copy of core/ compiled with mypyc (as tools/compile_check does), with a
+    copy of bench/ beside it to run from."""
+    root = Path(__file__).resolve().parent.parent
     tmp = Path(tempfile.mkdtemp(prefix="gn-bench."))
-    shutil.copytree(
-        here, tmp / "core", ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__")
-    )
+    for pkg in ("core", "bench"):
+        shutil.copytree(
+            root / pkg, tmp / pkg, ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__")
+        )
     mods = sorted(
         p.relative_to(tmp).as_posix()
         for p in (tmp / "core").rglob("*.py")
-        if p.name not in ("__init__.py", "bench.py")
+        if p.name != "__init__.py"
     )
     mypyc = Path(sys.executable).parent / "mypyc"
     print(f"compiling a scratch copy of core/ in {tmp} ...", flush=True)
@@ -332,7 +336,8 @@ def build_scratch() -> Path:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
-        prog="core.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="bench.core_bench", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument(
         "command", nargs="?", default="bench", choices=["bench", "tournament", "worker"]
@@ -365,11 +370,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return bots_main(argv[1:])
     if argv and argv[0] == "solved":  # the Teeko levels against the solved table
-        from core.teeko_bench import main as solved_main
+        from bench.teeko_bench import main as solved_main
 
         return solved_main(argv[1:])
     if argv and argv[0] == "dd":  # the Teka double-dummy solver against DDS and brute force
-        from core.teka_dd_bench import main as dd_main
+        from bench.teka_dd_bench import main as dd_main
 
         return dd_main(argv[1:])
     args = parse(argv)
@@ -380,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
             env = dict(os.environ, PYTHONPATH=str(tmp))
             env.pop("GAMENIGHT_PURE", None)
             return subprocess.call(
-                [sys.executable, "-m", "core.bench", *rest, "--require-compiled"], cwd=tmp, env=env
+                [sys.executable, "-m", "bench.core_bench", *rest, "--require-compiled"], cwd=tmp,
+                env=env,
             )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

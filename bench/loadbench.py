@@ -1,6 +1,6 @@
 """Load benchmark of the game server: scripted clients over real WebSockets (prints figures).
 
-    python -m server.ops.loadbench [all|capacity|latency|replay] [options]
+    python -m bench.loadbench [all|capacity|latency|replay] [options]
 
 Without ``--url`` it starts its own daphne (one process, ``server.asgi``) on a free port,
 against a separate database ``gamenight_bench`` on the embedded PostgreSQL (or the one in
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 META = {"resign", "offer_draw", "accept_draw", "decline_draw"}
 
 
@@ -740,7 +740,7 @@ def run_server(args: Any, bases: list[str], pids: list[int] | None, tag: str) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m server.ops.loadbench",
+    p = argparse.ArgumentParser(prog="python -m bench.loadbench",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("what", nargs="?", default="all",
                    choices=["all", "capacity", "latency", "replay"])

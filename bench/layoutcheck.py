@@ -1,10 +1,10 @@
-"""Layout check: on every screen of :func:`client_kivy.tour.tour`, at phone and tablet
+"""Layout check: on every screen of :func:`bench.tour.tour`, at phone and tablet
 sizes, no label is cut (shortened to "..", wrapped lines dropped, text running out of its
 box or out of the window) and every button lies inside the window (or inside the scroll
 view that brings it into view) and is at least 48 dp in both directions. Boards report
 their tap targets (a Teka card in the hand) with ``tap_targets()``.
 
-    GAMENIGHT_PURE=1 python -m client_kivy.layoutcheck [--fontscale 1.3] [--density 2] [--json]
+    GAMENIGHT_PURE=1 python -m bench.layoutcheck [--fontscale 1.3] [--density 2] [--json]
 
 Text size is Kivy's ``KIVY_METRICS_FONTSCALE`` (130 % on a phone set to larger text), the
 screen's density ``KIVY_METRICS_DENSITY`` (1 on a desktop, 2 to 3 on a phone: pixels per dp);
@@ -33,7 +33,7 @@ def _visible(w: Any) -> bool:
 
 
 def _window_rect(w: Any) -> tuple[float, float, float, float]:
-    from client_kivy.testing import window_point
+    from bench.testing import window_point
 
     x0, y0 = window_point(w, w.x, w.y)
     return x0, y0, w.width, w.height
@@ -54,7 +54,7 @@ def _inside(rect: tuple[float, float, float, float], box: tuple[float, float, fl
 def _where(w: Any, win: tuple[float, float, float, float]) -> tuple[bool, str]:
     """Whether ``w`` can be brought fully into the window (scrolling where it scrolls)."""
     rect = _window_rect(w)
-    from client_kivy.testing import scroll_parent
+    from bench.testing import scroll_parent
 
     sv = scroll_parent(w)
     if sv is None:
@@ -158,8 +158,8 @@ def _not_drawn(*_: Any) -> bool:
 def run(sizes: list[tuple[int, int]] = SIZES) -> list[str]:
     from kivy.metrics import dp
 
-    from client_kivy import testing
-    from client_kivy.tour import tour
+    from bench import testing
+    from bench.tour import tour
 
     testing.headless(1280, 960)
     app = testing.start_app(tempfile.mkdtemp(prefix="gamenight-layout-"))

@@ -1,0 +1,78 @@
+"""The server's front page (``/``): open tables with their join codes, games in progress, the
+latest finished games and the league standings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+import core
+from core import words
+from server.games.models import Game
+from server.games.views import _seat_label, error, last_seqs, open_due_fixtures
+from server.leagues import api as league_api
+from server.leagues.models import League
+
+HOME_LIMIT = 20
+"""Tables shown in each list of the front page."""
+
+
+def _result(g: Game, names: list[str]) -> str:
+    outcome = g.outcome or {}
+    winners = [names[w] for w in outcome.get("winners", []) if 0 <= w < len(names)]
+    text = (" & ".join(winners) + (" win" if len(winners) > 1 else " wins")) if winners else "draw"
+    scores = outcome.get("scores") or []
+    if len(scores) == len(names):
+        text += " · " + ", ".join(f"{n} {x}" for n, x in zip(names, scores, strict=True))
+    return text
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    """The server's front page: open tables with their join codes, games in progress, the
+    latest finished games and the league standings (refreshes itself every 30 s)."""
+    if request.method not in ("GET", "HEAD"):
+        return error(405, "method_not_allowed", "use GET")
+    open_due_fixtures()
+
+    def rows(status: str) -> list[dict[str, Any]]:
+        games_ = list(
+            Game.objects.filter(status=status)
+            .select_related("league")
+            .prefetch_related("seat_set")
+            .order_by("-id")[:HOME_LIMIT]
+        )
+        seqs = last_seqs(games_) if status == Game.LIVE else {}  # shown for live games only
+        out = []
+        for g in games_:
+            seats = list(g.seat_set.all())
+            names = [_seat_label(s) for s in seats]
+            taken = sum(1 for s in seats if s.filled)
+            out.append(
+                {
+                    "id": g.pk,
+                    "kind": g.kind,
+                    "code": g.code,
+                    "league": g.league.name if g.league else "",
+                    "seats": (f"{taken} of {len(seats)} taken: " if status == Game.OPEN else "")
+                    + ", ".join(names),
+                    "seq": seqs.get(g.pk, 0),
+                    "result": _result(g, names) if status == Game.FINISHED else "",
+                }
+            )
+        return out
+
+    context = {
+        "address": request.build_absolute_uri("/").rstrip("/"),
+        "open_games": rows(Game.OPEN),
+        "live_games": rows(Game.LIVE),
+        "finished_games": rows(Game.FINISHED),
+        "leagues": [
+            {"id": lg.pk, "name": lg.name, "kind": lg.kind, "standings": league_api.standings(lg)}
+            for lg in League.objects.all()
+        ],
+        "core": "compiled" if core.COMPILED else "pure Python",
+        "titles": words.joined_and([g.title() for _, g in sorted(core.GAMES.items())]),
+    }
+    return render(request, "web/home.html", context)
