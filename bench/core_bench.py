@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import platform
 import shutil
@@ -43,7 +42,7 @@ from random import Random
 
 import core
 from core.ai.bots import Bot, make_bot
-from core.ai.tournaments import Progress
+from core.ai.tournaments import Progress, wilson
 from core.api import META_COMMANDS, Obj, apply, fold
 
 # ------------------------------------------------------------------------------ figures
@@ -204,17 +203,6 @@ TOURNAMENTS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 """Default pairings per game (first level is the one scored). Other games add theirs."""
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion k/n."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def bot_for(name: str, level: str) -> Bot:
