@@ -13,7 +13,7 @@ import pytest
 from server_fixtures import start_daphne, stop_daphne
 from teka_match import BID, SEATS, THROW, teka_match, throwing
 
-from client_kivy import testing
+from bench import testing
 
 testing.headless(960, 640)
 
