@@ -159,9 +159,9 @@ def _play(game_id: int, squares: list[str], finished: bool = True) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_ranked_in_a_league_season(tictactoe, django_user_model, server_runtime, client):
-    from server.games.models import Game, League
+    from server.games.models import Game
     from server.leagues import fixtures, ratings, standings
-    from server.leagues.models import Fixture, Rating, Season
+    from server.leagues.models import Fixture, League, Rating, Season
 
     users = [django_user_model.objects.create_user(f"p{i}", password="pw") for i in range(4)]
     league = League.objects.create(name="Noughts club", kind="tictactoe")

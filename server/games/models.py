@@ -13,7 +13,7 @@ import secrets
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -83,9 +83,11 @@ class Game(models.Model):
     def clean(self) -> None:
         """A game joins only a league of its own kind, and a season of its league."""
         if self.league_id is not None:
-            from server.leagues.models import League
-
-            league = League.objects.filter(pk=self.league_id).first()
+            # Through the relation, not an import: the leagues app depends on this one.
+            try:
+                league = self.league
+            except ObjectDoesNotExist:
+                league = None
             if league is not None and league.kind != self.kind:
                 raise ValidationError(
                     {"league": f"{league.name} plays {league.kind}; this game is {self.kind}"}
