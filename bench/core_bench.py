@@ -365,6 +365,10 @@ def main(argv: list[str] | None = None) -> int:
         from bench.teka_dd_bench import main as dd_main
 
         return dd_main(argv[1:])
+    if argv and argv[0] == "duplicate":  # Teka bot levels in duplicate (docs/ai.md)
+        from bench.teka_duplicate import main as duplicate_main
+
+        return duplicate_main(argv[1:])
     args = parse(argv)
     if args.build_scratch:
         tmp = build_scratch()

@@ -31,7 +31,7 @@ from core.teka import (
     sort_key,
     sorted_cards,
 )
-from core.teka_dd import Position, Solver
+from core.teka_dd import Position, Solver, position_from_state
 
 VERSION: Final = 1
 """Bumped whenever the analysis JSON or its figures change (a cache key)."""
@@ -81,21 +81,6 @@ class _FullSolver:
         return self.solver.card_values()
 
 
-def position_of(state: TekaState) -> Position:
-    """The double-dummy position of a hand in play (a double-13 partner's laid-aside hand
-    taking no part), the declaring side the bidder's."""
-    hands = [[] if s == state.sitting_out else list(h) for s, h in enumerate(state.hands)]
-    return Position(
-        hands,
-        state.trumps,
-        state.leader,
-        [str(e["card"]) for e in state.trick],
-        not state.tricks,
-        state.sitting_out,
-        side_of(state.bidder),
-    )
-
-
 def full_solver() -> _FullSolver:
     """A solve function without a time budget (one transposition table for all calls);
     its ``cards`` method is the matching :class:`CardsFn`."""
@@ -117,7 +102,7 @@ class HandPlan:
         self.sitting_out: int = state.sitting_out
         self.calls: list[Obj] = [dict(c) for c in calls]
         self.deal: list[list[str]] = [list(h) for h in state.hands]
-        self.positions: list[Position] = [position_of(state)]
+        self.positions: list[Position] = [position_from_state(state)]
         """``positions[k]``: after ``k`` cards of the hand (0: the opening lead)."""
         self.won: list[int] = [0]
         """``won[k]``: tricks the declaring side had completed after ``k`` cards."""
@@ -170,7 +155,7 @@ def plan(events: list[Obj]) -> tuple[list[HandPlan], TekaState]:
                     "signal": event.get("signal"),
                 }
             )
-            current.positions.append(position_of(state))
+            current.positions.append(position_from_state(state))
             current.won.append(state.won[current.side])
         elif kind == "raise" and current is not None:
             current.raises.append(

@@ -140,11 +140,12 @@ def _next(seat: int, sitting_out: int) -> int:
 
 
 def position_from_state(state: TekaState) -> Position:
-    """The position of a :class:`TekaState` in the play phase, declaring side = the bidder's."""
+    """The position of a :class:`TekaState` in the play phase, declaring side = the bidder's;
+    in a double 13 the partner's laid-aside hand takes no part (an empty hand here)."""
     if state.phase != "play" or not state.trumps:
         raise ValueError("a double-dummy position needs a hand in play with trumps named")
     return Position(
-        state.hands,
+        [[] if s == state.sitting_out else list(h) for s, h in enumerate(state.hands)],
         state.trumps,
         state.leader,
         [str(e["card"]) for e in state.trick],
@@ -941,13 +942,31 @@ class Solver:
         return lo
 
     def card_values(self) -> dict[str, int]:
+        """For every legal card of the seat to play, the declaring side's tricks after it."""
         seat = self.to_play()
-        legal = self.legal(seat)
         v = self.value()
         reps = self._moves(seat, -1)
         vals: dict[int, int] = {}
         for c in reps:
             vals[c] = self._value_after(seat, c, v)
+        return self._spread(seat, vals)
+
+    def card_makes(self, target: int) -> dict[str, int]:
+        """For every legal card of the seat to play: 1 if the declaring side still takes
+        ``target`` tricks or more (the trick in progress included) after it, else 0. One
+        null-window search a group of equivalent cards: much cheaper than
+        :meth:`card_values` when only a contract's fate matters."""
+        seat = self.to_play()
+        reps = self._moves(seat, -1)
+        vals: dict[int, int] = {}
+        for c in reps:
+            vals[c] = 1 if self._play(seat, c, target) else 0
+        return self._spread(seat, vals)
+
+    def _spread(self, seat: int, vals: dict[int, int]) -> dict[str, int]:
+        """``vals`` (one figure per searched card) for every legal card: a card shares the
+        figure of the top of its run of equivalent cards, which was searched."""
+        legal = self.legal(seat)
         out: dict[str, int] = {}
         hand = self.hands[seat]
         inplay = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
@@ -999,6 +1018,14 @@ def solve_cards(position: Position, solver: Solver | None = None) -> dict[str, i
     s = solver if solver is not None else Solver()
     s.load(position)
     return s.card_values()
+
+
+def solve_makes(position: Position, target: int, solver: Solver | None = None) -> dict[str, int]:
+    """For every legal card of the seat to play: 1 if the declaring side takes ``target``
+    tricks or more from here (the trick in progress included) after that card, else 0."""
+    s = solver if solver is not None else Solver()
+    s.load(position)
+    return s.card_makes(target)
 
 
 def legal_cards(position: Position) -> list[str]:

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.teka import GAME, TekaState, side_of, state_playable
-from core.teka_analysis import position_of
-from core.teka_dd import solve_cards
+from core.teka_dd import position_from_state, solve_cards
 
 Obj = dict[str, Any]
 
@@ -39,7 +38,7 @@ Chooser = Callable[[TekaState, int, list[str]], str]
 
 def best_card(state: TekaState, seat: int, legal: list[str]) -> str:
     """A double-dummy best card for ``seat`` (the first of the best, in hand order)."""
-    values = solve_cards(position_of(state))
+    values = solve_cards(position_from_state(state))
     mine = side_of(seat) == side_of(state.bidder)
     target = max(values.values()) if mine else min(values.values())
     return next(c for c in legal if values[c] == target)

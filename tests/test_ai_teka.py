@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.ai.bots import LEVELS, make_bot
+from core.ai.bots import LEVELS, device_levels, make_bot
 from core.ai.teka_bot import TekaBot, TekaLevel, best_trump, card_int
 from core.api import Obj
 from core.teka import DECK, GAME, TekaState, card_rank
@@ -55,7 +55,13 @@ def play_match(levels: list[str], seed: int, target: int, budget: int = 3) -> Te
 
 
 def test_levels_registered() -> None:
-    assert LEVELS["teka"] == ["random", "easy", "medium", "hard"]
+    assert LEVELS["teka"] == ["random", "easy", "medium", "hard", "expert"]
+
+
+def test_expert_is_offered_only_on_a_compiled_core() -> None:
+    assert device_levels("teka", compiled=True)[-1] == "expert"
+    assert "expert" not in device_levels("teka", compiled=False)
+    assert device_levels("teeko", compiled=False) == LEVELS["teeko"]
 
 
 @pytest.mark.parametrize(
@@ -64,6 +70,7 @@ def test_levels_registered() -> None:
         (["easy", "random", "easy", "random"], 1),
         (["random", "medium", "random", "medium"], 2),
         (["hard", "easy", "hard", "medium"], 3),
+        (["expert", "hard", "expert", "hard"], 4),
     ],
 )
 def test_whole_matches_only_legal_commands(levels: list[str], seed: int) -> None:
@@ -191,8 +198,9 @@ def play_position(seed: int, tricks: int) -> TekaState:
     raise AssertionError("no position found")
 
 
-def test_never_reads_hidden_hands() -> None:
-    st = play_position(5, 2)
+@pytest.mark.parametrize("tricks", [2, 6])
+def test_never_reads_hidden_hands(tricks: int) -> None:
+    st = play_position(5, tricks)
     seat = GAME.to_act(st)[0]
     others = [s for s in range(4) if s != seat]
     a, b = others[0], others[1]
@@ -202,7 +210,7 @@ def test_never_reads_hidden_hands() -> None:
     st2.hands[a][0], st2.hands[b][0] = cb, ca
     assert GAME.view(st, seat) == GAME.view(st2, seat)
     assert st.hands != st2.hands
-    for level in ("easy", "medium"):
+    for level in ("easy", "medium", "expert"):
         bot = make_bot("teka", level)
         c1 = bot.choose(GAME.view(st, seat), seat, Random(9))
         c2 = bot.choose(GAME.view(st2, seat), seat, Random(9))
@@ -265,3 +273,65 @@ def test_wins_the_trick_partner_cannot() -> None:
             break
     assert cases >= 12
     assert good >= cases - 1
+
+
+# -- expert: double-dummy play -------------------------------------------------------------
+
+
+def known_ending() -> TekaState:
+    """Three cards each, seat 0 to lead, every hidden card known to it from the voids shown:
+    seat 1 can hold only hearts, seat 3 only clubs, so partner (seat 2) holds the rest, three
+    small diamonds. Seat 0 declared 8 (spades, all played) and has 5 tricks: it needs all
+    three. Only the jack of diamonds first takes them (then the 4 to partner's 6, who runs
+    the last diamond); the playouts, which continue with a fixed policy, see no way.
+    """
+    st = started(0, {"first_dealer": 3})
+    st.phase = "play"
+    st.trumps = "S"
+    st.bidder = 0
+    st.bid = 8
+    st.first_bid = 8
+    st.leader = 0
+    st.hands = [["4D", "JD", "2H"], ["3H", "5H", "8H"], ["6D", "3D", "5D"], ["9C", "AC", "JC"]]
+    used = {c for h in st.hands for c in h}
+    pool = {su: [c for c in DECK if c[1] == su and c not in used] for su in "SHDC"}
+    # Suits per trick (seats 0..3): all follow, then the tricks that show the voids.
+    plan = ["SSSS", "SSSS", "SSSC", "HHHH", "DDDD",
+            "CCCC", "SHSC", "DHDC", "HHDC", "CHDC"]
+    tricks: list[Obj] = []
+    for ti, suits in enumerate(plan):
+        cards = [{"seat": seat, "card": pool[su].pop()} for seat, su in enumerate(suits)]
+        tricks.append({"leader": 0, "cards": cards, "winner": ti % 2})
+    assert not any(pool.values())
+    st.tricks = tricks
+    st.won = [5, 5]
+    st.trick = []
+    st.bids = [{"seat": 0, "call": 8}, {"seat": 1, "call": "pass"},
+               {"seat": 2, "call": "pass"}, {"seat": 3, "call": "pass"}]
+    return st
+
+
+def test_expert_finds_the_double_dummy_card_the_playouts_miss() -> None:
+    st = known_ending()
+    view = GAME.view(st, 0)
+    assert sorted(view["playable"]) == ["2H", "4D", "JD"]
+    assert make_bot("teka", "hard").choose(view, 0, Random(1))["card"] != "JD"
+    assert make_bot("teka", "expert").choose(view, 0, Random(1))["card"] == "JD"
+    # And that line does make the contract in the real deal.
+    rng = Random(2)
+    bots = [make_bot("teka", "expert") for _ in range(4)]
+    while not st.sheet:
+        seat = GAME.to_act(st)[0]
+        st = step(st, seat, bots[seat].choose(GAME.view(st, seat), seat, rng), rng)
+    assert st.sheet[-1]["made"]
+
+
+def test_expert_keeps_to_its_time_limit() -> None:
+    """With its own limit spent at once, the expert answers after one sampled deal."""
+    st = play_position(5, 6)
+    seat = GAME.to_act(st)[0]
+    seen: list[float] = []
+    bot = TekaBot("expert", TekaLevel(32, dd_cards=9, dd_worlds=24, seconds=1e-9))
+    cmd = bot.choose(GAME.view(st, seat), seat, Random(1), progress=seen.append)
+    assert cmd in GAME.legal_commands(st, seat)
+    assert seen == [1 / 24, 1.0]

@@ -123,3 +123,20 @@ def test_bad_positions_are_refused() -> None:
     st = TekaState()
     with pytest.raises(ValueError, match="in play"):
         position_from_state(st)
+
+
+def test_position_from_state_lays_the_double_13_partners_hand_aside() -> None:
+    """In a double 13 the state still holds the partner's laid-aside hand; the position
+    leaves it out (three hands play), as the rules have it."""
+    st = TekaState()
+    st.phase = "play"
+    st.trumps = "S"
+    st.bidder = 0
+    st.leader = 0
+    st.sitting_out = 2
+    st.double13 = True
+    st.hands = [["AS"], ["KS"], ["QH"], ["2C"]]
+    st.tricks = [{"leader": 0, "cards": [], "winner": 0}] * 12
+    pos = position_from_state(st)
+    assert pos.hands[2] == [] and pos.sitting_out == 2
+    assert solve(pos) == 1

@@ -21,11 +21,13 @@ def seat_range(game: str) -> tuple[int, int]:
 
 
 def bot_levels(game: str) -> list[str]:
-    """Bot levels offered for ``game``, weakest first ("random" only when nothing else)."""
+    """Bot levels offered for ``game`` on this device, weakest first ("random" only when
+    nothing else): a level too slow for the pure-Python core is left out when the device
+    runs it (``core.ai.bots.device_levels``)."""
     try:
-        from core.ai.bots import LEVELS
+        from core.ai.bots import device_levels
 
-        levels = list(LEVELS.get(game, ["random"]))
+        levels = device_levels(game)
     except ImportError:
         levels = ["random"]
     real = [lv for lv in levels if lv != "random"]

@@ -60,7 +60,11 @@ LEVELS["teeko"] = ["random", "easy", "medium", "hard", "max", "perfect"]
 
 LEVELS["tiku"] = ["random", "easy", "medium", "hard"]
 LEVELS["tedoku"] = ["random", "easy", "medium", "hard"]
-LEVELS["teka"] = ["random", "easy", "medium", "hard"]
+LEVELS["teka"] = ["random", "easy", "medium", "hard", "expert"]
+
+COMPILED_ONLY: dict[str, frozenset[str]] = {"teka": frozenset({"expert"})}
+"""Per game, the levels that think too long on the pure-Python core to be offered on a
+device running it (:func:`device_levels`); the server's core is always compiled."""
 
 FACTORIES: dict[str, BotFactory] = {
     "teeko": _teeko_bot,
@@ -77,6 +81,17 @@ def register(game_name: str, levels: list[str], factory: BotFactory) -> None:
     FACTORIES[game_name] = factory
 
 
+def device_levels(game_name: str, compiled: bool | None = None) -> list[str]:
+    """The levels worth offering on this device: all of :data:`LEVELS`, less those of
+    :data:`COMPILED_ONLY` when the rules core runs as pure Python (``compiled`` defaults to
+    :data:`core.COMPILED`)."""
+    import core
+
+    fast = core.COMPILED if compiled is None else compiled
+    slow = COMPILED_ONLY.get(game_name, frozenset())
+    return [lv for lv in LEVELS.get(game_name, ["random"]) if fast or lv not in slow]
+
+
 def make_bot(game_name: str, level: str) -> Bot:
     """The bot of ``level`` for ``game_name``. Raises ``ValueError`` for an unknown one."""
     if game_name not in GAMES:
@@ -90,12 +105,14 @@ def make_bot(game_name: str, level: str) -> Bot:
 
 
 __all__ = [
+    "COMPILED_ONLY",
     "FACTORIES",
     "LEVELS",
     "Bot",
     "BotFactory",
     "RandomBot",
     "answer_draw_offer",
+    "device_levels",
     "make_bot",
     "register",
 ]

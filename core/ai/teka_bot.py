@@ -24,12 +24,19 @@ first-trick ace rule and its own playable cards) and never looks at the real han
   than the bid; an opponent accepts a raise only when that scores better for its side on the
   sampled worlds than refusing.
 
+* Double-dummy play (``expert``, GIB's method): once the seat holds nine cards or fewer, each
+  of 24 sampled deals is solved with :mod:`core.teka_dd` for every playable card (does the
+  declaring side still make the contract after it?), and the card that scores best over the
+  deals is played; raises are proposed and answered from the same solves. Before that, and
+  for bidding and trumps, it plays as ``hard``. Its own limit is 4 s a decision.
+
 Levels: ``easy`` plays a single heuristic world with noise in bidding; ``medium`` 12 worlds;
-``hard`` 32 worlds.
+``hard`` 32 worlds; ``expert`` as ``hard``, double-dummy from the fifth trick on.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from random import Random
 from typing import Final
@@ -37,6 +44,7 @@ from typing import Final
 from core.ai.base import Bot
 from core.api import Obj
 from core.teka import GAME, TekaState, side_of
+from core.teka_dd import Solver, position_from_state
 
 SUITS: Final = "SHDC"
 RANKS: Final = "23456789TJQKA"
@@ -47,6 +55,9 @@ MARGIN: Final = 1.0
 TIE_BREAK: Final = 0.05
 """Bonus per world for the card the playout heuristic itself would play."""
 """Tricks of safety when bidding: a failed bid costs twice what a made one earns."""
+DD_CARDS: Final = 9
+"""``expert`` solves double-dummy from the fifth trick on (nine cards a hand or fewer), where
+a solve takes milliseconds; before that it plays like ``hard`` (docs/ai.md)."""
 SAME_COLOUR_IDX: Final = [3, 2, 1, 0]
 """Index of the other suit of the same colour: S<->C, H<->D (SHDC order)."""
 
@@ -426,6 +437,14 @@ def hand_score(sim: Sim, side: int, forced8: bool, double13: bool) -> float:
     return v + 0.2 * sim.won[side]
 
 
+def contract_points(contract: Obj) -> float:
+    """What making the contract of a view's ``contract`` scores (failing costs twice that):
+    the bid, 8 for a forced 8, 26 for a double 13 (whose failure costs 52)."""
+    if bool(contract["double13"]):
+        return 26.0
+    return float(int(contract["bid"]))
+
+
 def sim_from_state(st: TekaState) -> Sim:
     trump = SUITS.index(st.trumps)
     hands = [[card_int(c) for c in h] for h in st.hands]
@@ -448,18 +467,35 @@ def sim_from_state(st: TekaState) -> Sim:
 
 
 class TekaLevel:
-    def __init__(self, worlds: int, bias: float = 0.0, noise: float = 0.0) -> None:
+    def __init__(
+        self,
+        worlds: int,
+        bias: float = 0.0,
+        noise: float = 0.0,
+        dd_cards: int = 0,
+        dd_worlds: int = 0,
+        seconds: float = 0.0,
+    ) -> None:
         self.worlds = worlds
         self.bias = bias
         """Added to the side's trick estimate when bidding."""
         self.noise = noise
         """Random spread of the bidding estimate (``easy``)."""
+        self.dd_cards = dd_cards
+        """Card play and raises are solved double-dummy in each sampled deal once the seat
+        holds this many cards or fewer (0: never; the heuristic playouts before that)."""
+        self.dd_worlds = dd_worlds
+        """Sampled deals solved double-dummy per decision."""
+        self.seconds = seconds
+        """The bot's own time limit per decision (0: none; the caller's ``should_stop``
+        always applies): sampling stops after the deal in hand once it has passed."""
 
 
 TEKA_LEVELS: Final[dict[str, TekaLevel]] = {
     "easy": TekaLevel(1, noise=1.5),
     "medium": TekaLevel(12),
     "hard": TekaLevel(32),
+    "expert": TekaLevel(32, dd_cards=DD_CARDS, dd_worlds=24, seconds=4.0),
 }
 
 
@@ -531,7 +567,11 @@ class TekaBot(Bot):
     ) -> Obj:
         contract = view["contract"]
         raise_info = view["raise"]
+        dd = 0 < len(view["hand"]) <= self.cfg.dd_cards and self.cfg.dd_worlds > 0
+        stop = self.stopper(should_stop)
         if raise_info["pending"] is not None:
+            if dd:
+                return self.dd_answer_raise(view, seat, rng, int(raise_info["pending"]), stop)
             return self.answer_raise(view, seat, rng, int(raise_info["pending"]))
         playable = [str(c) for c in view["playable"]]
         n = max(1, self.cfg.worlds)
@@ -540,6 +580,8 @@ class TekaBot(Bot):
             contract["raised"]
         )
         double13 = bool(contract["double13"])
+        if dd:
+            return self.dd_play(view, seat, rng, stop, progress)
         # A raise first, when we declare and are clearly ahead of the bid.
         if (
             seat == int(contract["bidder"])
@@ -586,6 +628,112 @@ class TekaBot(Bot):
             if totals[ci] > totals[best] + 1e-9:
                 best = ci
         return self.with_signal(view, seat, playable[best])
+
+    # -- double-dummy play (expert) -------------------------------------------------------
+
+    def stopper(self, should_stop: Callable[[], bool] | None) -> Callable[[], bool]:
+        """The caller's ``should_stop`` joined with the level's own time limit."""
+        limit = self.cfg.seconds
+        start = time.monotonic()
+
+        def stop() -> bool:
+            if should_stop is not None and should_stop():
+                return True
+            return limit > 0.0 and time.monotonic() - start >= limit
+
+        return stop
+
+    def dd_play(
+        self,
+        view: Obj,
+        seat: int,
+        rng: Random,
+        stop: Callable[[], bool],
+        progress: Callable[[float], None] | None,
+    ) -> Obj:
+        """GIB's method: in each sampled deal, solve every playable card double-dummy (does
+        the declaring side still make its contract after it?) and play the card that scores
+        best for our side over the deals; a raise first when our contract is safe above."""
+        contract = view["contract"]
+        raise_info = view["raise"]
+        bid = int(contract["bid"])
+        bidder = int(contract["bidder"])
+        dside = side_of(bidder)
+        side = side_of(seat)
+        points = contract_points(contract)
+        playable = [str(c) for c in view["playable"]]
+        n = self.cfg.dd_worlds
+        solver = Solver()
+        # A raise proposal needs the exact tricks; card choice only the contract's fate.
+        may_raise = (
+            seat == bidder
+            and not bool(contract["double13"])
+            and not raise_info["used_this_trick"]
+            and bid < 13
+        )
+        totals = [0.0] * len(playable)
+        tricks: list[int] = []
+        done = 0
+        for wi in range(n):
+            if wi > 0 and stop():
+                break
+            st = GAME.resample(view, seat, rng)
+            pos = position_from_state(st)
+            need = bid - st.won[dside]
+            if may_raise:
+                solver.load(pos)
+                tricks.append(st.won[dside] + solver.value())
+            if len(playable) > 1:
+                solver.load(pos)
+                makes = solver.card_makes(need)
+                pol = card_str(sim_from_state(st).policy(seat))
+                for ci, c in enumerate(playable):
+                    made = makes[c] == 1
+                    pts = points if made else -2.0 * points
+                    totals[ci] += pts if side == dside else -pts
+                    if c == pol:
+                        totals[ci] += TIE_BREAK
+            done += 1
+            if progress is not None:
+                progress((wi + 1) / n)
+        if may_raise and len(tricks) >= 8:
+            tricks.sort()
+            k = tricks[len(tricks) // 10]
+            if k >= bid + 1:
+                # Every deal but one in ten makes k: raise to it (a raise is scored as bid).
+                return {"type": "raise", "to": min(13, k)}
+        if len(playable) == 1:
+            return self.with_signal(view, seat, playable[0])
+        if not view["trick"] and done:
+            prefs = self.signal_prefs(view, seat)
+            for ci, c in enumerate(playable):
+                totals[ci] += prefs[SUITS.index(c[1])] * TIE_BREAK * done
+        best = 0
+        for ci in range(1, len(playable)):
+            if totals[ci] > totals[best] + 1e-9:
+                best = ci
+        return self.with_signal(view, seat, playable[best])
+
+    def dd_answer_raise(
+        self, view: Obj, seat: int, rng: Random, to: int, stop: Callable[[], bool]
+    ) -> Obj:
+        """Accept a raise only when, solved double-dummy over the sampled deals, the raised
+        contract scores better for our side than the one standing."""
+        contract = view["contract"]
+        bid = int(contract["bid"])
+        dside = side_of(int(contract["bidder"]))
+        solver = Solver()
+        gain = 0.0
+        for wi in range(self.cfg.dd_worlds):
+            if wi > 0 and stop():
+                break
+            st = GAME.resample(view, seat, rng)
+            solver.load(position_from_state(st))
+            got = st.won[dside] + solver.value()
+            old = float(bid) if got >= bid else -2.0 * bid
+            new = float(to) if got >= to else -2.0 * to
+            gain += old - new  # the declaring side's points lost by raising; ours gained
+        return {"type": "accept_raise"} if gain > 0.0 else {"type": "refuse_raise"}
 
     def raise_target(self, sims: list[Sim], seat: int, bid: int) -> int:
         """The highest raise our side makes in nearly every sampled world (0 for none)."""
