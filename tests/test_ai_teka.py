@@ -9,9 +9,16 @@ from typing import Any
 import pytest
 
 from core.ai.bots import LEVELS, device_levels, make_bot
-from core.ai.teka_bot import TekaBot, TekaLevel, best_trump, card_int
+from core.ai.teka_bot import (
+    TEKA_LEVELS,
+    TekaBot,
+    TekaLevel,
+    best_trump,
+    card_int,
+    high_card_points,
+)
 from core.api import Obj
-from core.teka import DECK, GAME, TekaState, card_rank
+from core.teka import DECK, GAME, TekaState, card_rank, deal_hands, may_throw_in
 
 
 def stop_after(calls: int) -> Any:
@@ -155,6 +162,55 @@ def test_forced_dealer_bids() -> None:
     assert call == 8
 
 
+def test_expert_bids_by_solving_deals_like_the_calls() -> None:
+    call = call_of(STRONG, "expert")
+    assert isinstance(call, int) and 8 <= call <= 12, call
+    assert call_of(CERTAIN, "expert") == "double 13"
+    assert call_of(WEAK, "expert") == "behi ter"
+    passes = [{"seat": 1, "call": "pass"}, {"seat": 2, "call": "ter"}, {"seat": 3, "call": "pass"}]
+    forced = call_of(WEAK, "expert", seat=0, dealer=0, bids=passes)
+    assert isinstance(forced, int) and forced >= 8
+
+
+def test_expert_bidding_stops_when_told() -> None:
+    """Told to stop at once, the expert solves one deal, too few to go by: hard's call
+    (given the time, it bids another number with this hand)."""
+    st = bidding_state(STRONG)
+    view = GAME.view(st, 1)
+    hard = make_bot("teka", "hard").choose(view, 1, Random(1))
+    expert = make_bot("teka", "expert")
+    assert expert.choose(view, 1, Random(1)) != hard
+    assert expert.choose(view, 1, Random(1), should_stop=lambda: True) == hard
+
+
+def test_the_sampled_deals_agree_with_the_calls() -> None:
+    """Partner's ``behi ter`` says at most 3 high-card points: the deals the expert solves
+    give partner such a hand (the unfiltered draw nearly never does)."""
+    good = ["AS", "KS", "QS", "7S", "5S", "AH", "4H", "3H", "KD", "7D", "6C", "3C", "2C"]
+    bids = [{"seat": 3, "call": "behi ter"}, {"seat": 0, "call": "pass"}]
+    st = bidding_state(good, seat=1, dealer=2, bids=bids)
+    view = GAME.view(st, 1)
+    bot = TekaBot("expert", TEKA_LEVELS["expert"])
+    deals = bot.deals_like_the_calls(view, 1, Random(5), 16, lambda: False)
+    assert len(deals) == 16
+    weak = sum(high_card_points([card_int(c) for c in d.hands[3]]) <= 3 for d in deals)
+    raw = [GAME.resample(view, 1, Random(i)) for i in range(16)]
+    weak_raw = sum(high_card_points([card_int(c) for c in d.hands[3]]) <= 3 for d in raw)
+    assert weak >= 14 and weak_raw <= 4, (weak, weak_raw)
+    assert all(d.hands[1] == st.hands[1] for d in deals)
+
+
+def test_expert_names_trumps_within_its_limit() -> None:
+    st = bidding_state(STRONG, seat=1)
+    st.phase = "trumps"
+    st.bidder, st.bid, st.first_bid = 1, 9, 9
+    st.bids = [{"seat": 1, "call": 9}, {"seat": 2, "call": "pass"},
+               {"seat": 3, "call": "pass"}, {"seat": 0, "call": "pass"}]
+    cmd = make_bot("teka", "expert").choose(GAME.view(st, 1), 1, Random(2))
+    assert cmd == {"type": "trumps", "suit": "S"}
+    assert cmd in GAME.legal_commands(st, 1)
+
+
 def test_names_the_longest_strongest_suit() -> None:
     suit, _ = best_trump([card_int(c) for c in STRONG])
     assert "SHDC"[suit] == "S"
@@ -172,6 +228,32 @@ def test_throw_in_of_a_hand_without_honours() -> None:
     st.eligible = [False, True, False, False]
     cmd = make_bot("teka", "medium").choose(GAME.view(st, 1), 1, Random(0))
     assert cmd == {"type": "throw_in"}
+
+
+def test_bots_do_not_redeal_a_deck_forever() -> None:
+    """A throw-in deals the same deck again after a cut. With the 36 cards up to the ten in
+    one run (by rank, so no suit of seven), every cut gives some seat a hand without
+    honours: bots that always threw such a hand in re-dealt forever (a server table of four
+    bots appended throw-ins without end)."""
+    low = sorted((c for c in DECK if card_rank(c) <= card_rank("TS")), key=card_rank)
+    deck = low + [c for c in DECK if c not in low]
+    for seed in range(5):
+        st = started(seed, {"first_dealer": 0})
+        st.hands = deal_hands(deck, st.dealer)
+        st.eligible = [may_throw_in(h) for h in st.hands]
+        st.decided = [False] * 4
+        st.phase = "throw_in"
+        assert any(st.eligible)
+        bots = [make_bot("teka", "hard") for _ in range(4)]
+        rng = Random(seed)
+        brng = Random(seed + 1)
+        steps = 0
+        while st.phase in ("throw_in", "cut"):
+            seat = GAME.to_act(st)[0]
+            st = step(st, seat, bots[seat].choose(GAME.view(st, seat), seat, brng), rng)
+            steps += 1
+            assert steps < 400, "still re-dealing"
+        assert st.phase == "bidding"
 
 
 # -- play ---------------------------------------------------------------------------------

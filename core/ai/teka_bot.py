@@ -4,7 +4,8 @@ Everything it decides comes from its seat's view; for card play and raise answer
 the unseen cards with ``GAME.resample(view, seat, rng)`` (consistent with every void, the
 first-trick ace rule and its own playable cards) and never looks at the real hands.
 
-* Throw-in: a hand with nothing above a ten is thrown in unless it holds a suit of seven.
+* Throw-in: a hand with nothing above a ten is thrown in unless it holds a suit of seven,
+  and kept one time in five anyway (else some decks would be re-dealt forever).
 * Bidding: the hand's tricks with its best trump suit (top cards, length, shortness) plus
   what partner's call says (a number, ``pass``, ``ter``, ``behi ter``, or nothing yet). A
   number is bid when the side's estimate reaches it; a pass is ``behi ter`` for a very weak
@@ -27,11 +28,14 @@ first-trick ace rule and its own playable cards) and never looks at the real han
 * Double-dummy play (``expert``, GIB's method): once the seat holds nine cards or fewer, each
   of 24 sampled deals is solved with :mod:`core.teka_dd` for every playable card (does the
   declaring side still make the contract after it?), and the card that scores best over the
-  deals is played; raises are proposed and answered from the same solves. Before that, and
-  for bidding and trumps, it plays as ``hard``. Its own limit is 4 s a decision.
+  deals is played; raises are proposed and answered from the same solves. Before that it
+  plays as ``hard``. Its calls and trumps come from deals consistent with the calls so far,
+  solved at the opening lead (the number with the best expected score). Its own limit is
+  4 s a decision.
 
 Levels: ``easy`` plays a single heuristic world with noise in bidding; ``medium`` 12 worlds;
-``hard`` 32 worlds; ``expert`` as ``hard``, double-dummy from the fifth trick on.
+``hard`` 32 worlds; ``expert`` bids by simulation and plays double-dummy from the fifth
+trick on.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from typing import Final
 from core.ai.base import Bot
 from core.api import Obj
 from core.teka import GAME, TekaState, side_of
-from core.teka_dd import Solver, position_from_state
+from core.teka_dd import Position, Solver, position_from_state
 
 SUITS: Final = "SHDC"
 RANKS: Final = "23456789TJQKA"
@@ -55,6 +59,19 @@ MARGIN: Final = 1.0
 TIE_BREAK: Final = 0.05
 """Bonus per world for the card the playout heuristic itself would play."""
 """Tricks of safety when bidding: a failed bid costs twice what a made one earns."""
+KEEP_LOW_HAND: Final = 0.2
+"""Share of hands without honours kept anyway. A throw-in deals the same deck again after a
+cut, so a deck in which every cut gives some seat such a hand would have four bots re-deal
+forever; keeping one time in five ends that (RULES.md sets no limit on throw-ins)."""
+BID_DEALS: Final = 16
+"""Deals solved per call and per trump choice (``expert``)."""
+BID_NODES: Final = 30_000
+"""Node budget of one opening-lead solve when bidding (~50 ms compiled); a deal whose solve
+runs past it does not count."""
+CALL_TRIES: Final = 40
+"""Draws per deal to find one where the calls so far are those ``hard`` would make."""
+MIN_CALL: Final = 8
+TRUMP_CANDIDATES: Final = 2
 DD_CARDS: Final = 9
 """``expert`` solves double-dummy from the fifth trick on (nine cards a hand or fewer), where
 a solve takes milliseconds; before that it plays like ``hard`` (docs/ai.md)."""
@@ -207,9 +224,15 @@ def choose_call(
         n = min(13, int(side_est))
         if n >= 8 and n > high:
             return n
+    return pass_hint(hand)
+
+
+def pass_hint(hand: list[int]) -> str:
+    """The true hint a pass gives: ``behi ter`` for at most 3 high-card points, ``ter`` for
+    under 2.5 tricks, else ``pass``."""
     if high_card_points(hand) <= 3:
         return "behi ter"
-    if mine < 2.5:
+    if best_trump(hand)[1] < 2.5:
         return "ter"
     return "pass"
 
@@ -475,6 +498,7 @@ class TekaLevel:
         dd_cards: int = 0,
         dd_worlds: int = 0,
         seconds: float = 0.0,
+        dd_bidding: bool = False,
     ) -> None:
         self.worlds = worlds
         self.bias = bias
@@ -489,13 +513,16 @@ class TekaLevel:
         self.seconds = seconds
         """The bot's own time limit per decision (0: none; the caller's ``should_stop``
         always applies): sampling stops after the deal in hand once it has passed."""
+        self.dd_bidding = dd_bidding
+        """Bid and name trumps by solving sampled deals (consistent with the calls so far)
+        double-dummy at the opening lead, each solve within :data:`BID_NODES` nodes."""
 
 
 TEKA_LEVELS: Final[dict[str, TekaLevel]] = {
     "easy": TekaLevel(1, noise=1.5),
     "medium": TekaLevel(12),
     "hard": TekaLevel(32),
-    "expert": TekaLevel(32, dd_cards=DD_CARDS, dd_worlds=24, seconds=4.0),
+    "expert": TekaLevel(32, dd_cards=DD_CARDS, dd_worlds=24, seconds=4.0, dd_bidding=True),
 }
 
 
@@ -519,11 +546,16 @@ class TekaBot(Bot):
             out = {"type": "cut"}
         elif phase == "throw_in":
             longest = max(len(suit_cards(hand, s)) for s in range(4))
-            out = {"type": "keep"} if longest >= 7 else {"type": "throw_in"}
+            keep = longest >= 7 or rng.random() < KEEP_LOW_HAND
+            out = {"type": "keep"} if keep else {"type": "throw_in"}
         elif phase == "bidding":
             out = self.bid(view, seat, hand, rng)
+            if self.cfg.dd_bidding:
+                out = self.dd_bid(view, seat, hand, rng, out, self.stopper(should_stop))
         elif phase == "trumps":
             out = {"type": "trumps", "suit": SUITS[best_trump(hand)[0]]}
+            if self.cfg.dd_bidding:
+                out = self.dd_trumps(view, seat, hand, rng, out, self.stopper(should_stop))
         elif phase == "play":
             out = self.play(view, seat, rng, should_stop, progress)
         else:
@@ -629,6 +661,146 @@ class TekaBot(Bot):
                 best = ci
         return self.with_signal(view, seat, playable[best])
 
+    # -- bidding and trumps by simulation (expert) -----------------------------------------
+
+    def deals_like_the_calls(
+        self, view: Obj, seat: int, rng: Random, n: int, stop: Callable[[], bool]
+    ) -> list[TekaState]:
+        """``n`` deals of the unseen cards (fewer if time runs out) in which every other
+        seat's call so far is the call ``hard`` would have made with that hand (a number
+        within one of it): the calls as information, by rejection sampling
+        (:data:`CALL_TRIES` draws a deal, then the last draw is taken as it is)."""
+        bids = [dict(b) for b in view["bids"]]
+        out: list[TekaState] = []
+        while len(out) < n and not (out and stop()):
+            st = GAME.resample(view, seat, rng)
+            for _ in range(CALL_TRIES - 1):
+                if self.calls_fit(st, bids, seat):
+                    break
+                st = GAME.resample(view, seat, rng)
+            out.append(st)
+        return out
+
+    @staticmethod
+    def calls_fit(st: TekaState, bids: list[Obj], viewer: int) -> bool:
+        """Is every call of the others in ``bids`` the one ``hard`` would make with its hand
+        in ``st`` (a number within one)? The viewer's own calls say nothing of the deal."""
+        high = 0
+        for i, b in enumerate(bids):
+            s = int(b["seat"])
+            if s == viewer:
+                call = b["call"]
+                if call == "double 13":
+                    high = 14
+                elif isinstance(call, int):
+                    high = max(high, call)
+                continue
+            before = bids[:i]
+            must = i == 3 and all(not isinstance(x["call"], int) and x["call"] != "double 13"
+                                  for x in before)
+            want = choose_call([card_int(c) for c in st.hands[s]], before, s, must, high, 0.0)
+            call = b["call"]
+            if isinstance(call, int) and isinstance(want, int):
+                if abs(call - want) > 1:
+                    return False
+            elif call != want:
+                return False
+            if call == "double 13":
+                high = 14
+            elif isinstance(call, int):
+                high = max(high, call)
+        return True
+
+    @staticmethod
+    def opening(st: TekaState, seat: int, suit: int) -> Position:
+        """The deal at the opening lead with ``seat`` declaring in ``suit``."""
+        return Position(st.hands, SUITS[suit], seat, [], True, -1, side_of(seat))
+
+    def dd_bid(
+        self, view: Obj, seat: int, hand: list[int], rng: Random, hard: Obj,
+        stop: Callable[[], bool],
+    ) -> Obj:
+        """The number whose expected score is best over deals like the calls, solved with
+        our best suit as trumps (made scores the bid, failed gives the other side twice it:
+        a number needs two deals in three to make it), if that beats passing (0); else
+        ``hard``'s call. ``double 13`` and the forced dealer as ``hard``,
+        save that the forced number is the best one found."""
+        call = hard["call"]
+        if call == "double 13":
+            return hard
+        bids = [dict(b) for b in view["bids"]]
+        high = 0
+        for b in bids:
+            c = b["call"]
+            if c == "double 13":
+                return hard  # nothing but another double 13 beats it
+            if isinstance(c, int):
+                high = max(high, c)
+        must = len(bids) == 3 and high == 0
+        lo = max(MIN_CALL, high + 1)
+        if lo > 13:
+            return hard
+        suit = best_trump(hand)[0]
+        made = [0] * 14
+        used = 0
+        solver = Solver()
+        for st in self.deals_like_the_calls(view, seat, rng, BID_DEALS, stop):
+            pos = self.opening(st, seat, suit)
+            top = lo - 1  # the most tricks this deal is known to make, from lo - 1 up
+            known = True
+            for k in range(lo, 14):
+                r = solver.makes_within(pos, k, BID_NODES)
+                if r < 0:
+                    known = False
+                    break
+                if r == 0:
+                    break
+                top = k
+            if not known and top < lo:
+                continue
+            used += 1
+            for k in range(lo, top + 1):
+                made[k] += 1
+        if used < BID_DEALS // 2:
+            return hard
+        best_n = 0
+        best_ev = 0.0
+        for k in range(lo, 14):
+            p = made[k] / used
+            ev = k * (3.0 * p - 2.0)  # made: +k; failed: the other side +2k
+            if ev > best_ev + 1e-9 or (must and best_n == 0):
+                best_n, best_ev = k, ev
+        if best_n:
+            return {"type": "bid", "call": best_n}
+        if isinstance(call, int):
+            return {"type": "bid", "call": pass_hint(hand)}
+        return hard
+
+    def dd_trumps(
+        self, view: Obj, seat: int, hand: list[int], rng: Random, hard: Obj,
+        stop: Callable[[], bool],
+    ) -> Obj:
+        """The suit that makes the contract in the most deals like the calls (our best
+        suits by the estimate, ties to it); ``hard``'s suit when the solves say nothing."""
+        bid = int(view["contract"]["bid"])
+        ranked = sorted(range(4), key=lambda su: -(hand_tricks(hand, su)
+                                                    + 0.01 * len(suit_cards(hand, su))))
+        cands = ranked[:TRUMP_CANDIDATES]
+        score = [0.0] * 4
+        solver = Solver()
+        for st in self.deals_like_the_calls(view, seat, rng, BID_DEALS, stop):
+            for su in cands:
+                r = solver.makes_within(self.opening(st, seat, su), bid, BID_NODES)
+                if r > 0:
+                    score[su] += 1.0
+                elif r < 0:
+                    score[su] += 0.5
+        best = cands[0]
+        for su in cands[1:]:
+            if score[su] > score[best] + 1.0:  # a clear margin over the estimate's suit
+                best = su
+        return {"type": "trumps", "suit": SUITS[best]} if score[best] > 0 else hard
+
     # -- double-dummy play (expert) -------------------------------------------------------
 
     def stopper(self, should_stop: Callable[[], bool] | None) -> Callable[[], bool]:
@@ -697,10 +869,10 @@ class TekaBot(Bot):
             if progress is not None:
                 progress((wi + 1) / n)
         if may_raise and len(tricks) >= 8:
-            tricks.sort()
-            k = tricks[len(tricks) // 10]
-            if k >= bid + 1:
-                # Every deal but one in ten makes k: raise to it (a raise is scored as bid).
+            # A failed raise costs twice the new bid: even one deal in ten failing makes a
+            # raise by one trick lose on average, so raise only to what every deal makes.
+            k = min(tricks)
+            if k > bid:
                 return {"type": "raise", "to": min(13, k)}
         if len(playable) == 1:
             return self.with_signal(view, seat, playable[0])
