@@ -460,6 +460,15 @@ def hand_score(sim: Sim, side: int, forced8: bool, double13: bool) -> float:
     return v + 0.2 * sim.won[side]
 
 
+def first_best(totals: list[float]) -> int:
+    """Index of the highest total, the first one of a tie (the candidates' order decides)."""
+    best = 0
+    for i in range(1, len(totals)):
+        if totals[i] > totals[best] + 1e-9:
+            best = i
+    return best
+
+
 def contract_points(contract: Obj) -> float:
     """What making the contract of a view's ``contract`` scores (failing costs twice that):
     the bid, 8 for a forced 8, 26 for a double 13 (whose failure costs 52)."""
@@ -655,11 +664,7 @@ class TekaBot(Bot):
             prefs = self.signal_prefs(view, seat)
             for ci, c in enumerate(cands):
                 totals[ci] += prefs[c // 13] * n
-        best = 0
-        for ci in range(1, len(cands)):
-            if totals[ci] > totals[best] + 1e-9:
-                best = ci
-        return self.with_signal(view, seat, playable[best])
+        return self.with_signal(view, seat, playable[first_best(totals)])
 
     # -- bidding and trumps by simulation (expert) -----------------------------------------
 
@@ -880,11 +885,7 @@ class TekaBot(Bot):
             prefs = self.signal_prefs(view, seat)
             for ci, c in enumerate(playable):
                 totals[ci] += prefs[SUITS.index(c[1])] * TIE_BREAK * done
-        best = 0
-        for ci in range(1, len(playable)):
-            if totals[ci] > totals[best] + 1e-9:
-                best = ci
-        return self.with_signal(view, seat, playable[best])
+        return self.with_signal(view, seat, playable[first_best(totals)])
 
     def dd_answer_raise(
         self, view: Obj, seat: int, rng: Random, to: int, stop: Callable[[], bool]
