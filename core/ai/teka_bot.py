@@ -28,14 +28,14 @@ first-trick ace rule and its own playable cards) and never looks at the real han
 * Double-dummy play (``expert``, GIB's method): once the seat holds nine cards or fewer, each
   of 24 sampled deals is solved with :mod:`core.teka_dd` for every playable card (does the
   declaring side still make the contract after it?), and the card that scores best over the
-  deals is played; raises are proposed and answered from the same solves. Before that it
-  plays as ``hard``. Its calls and trumps come from deals consistent with the calls so far,
-  solved at the opening lead (the number with the best expected score). Its own limit is
-  4 s a decision.
+  deals is played; raises are proposed and answered from the same solves. Before that, and
+  for its calls and trumps, it plays as ``hard``. Its own limit is 4 s a decision.
+* Bidding by simulation (``TekaLevel.dd_bidding``, no level's default): calls and trumps
+  from deals consistent with the calls so far, solved at the opening lead (the number with
+  the best expected score). Measured in duplicate, it lost points to ``hard``'s rules.
 
 Levels: ``easy`` plays a single heuristic world with noise in bidding; ``medium`` 12 worlds;
-``hard`` 32 worlds; ``expert`` bids by simulation and plays double-dummy from the fifth
-trick on.
+``hard`` 32 worlds; ``expert`` as ``hard``, double-dummy from the fifth trick on.
 """
 
 from __future__ import annotations
@@ -524,14 +524,16 @@ class TekaLevel:
         always applies): sampling stops after the deal in hand once it has passed."""
         self.dd_bidding = dd_bidding
         """Bid and name trumps by solving sampled deals (consistent with the calls so far)
-        double-dummy at the opening lead, each solve within :data:`BID_NODES` nodes."""
+        double-dummy at the opening lead, each solve within :data:`BID_NODES` nodes. No
+        level does yet: measured in duplicate it lost points to ``hard``'s rules (docs/ai.md,
+        section ``expert``)."""
 
 
 TEKA_LEVELS: Final[dict[str, TekaLevel]] = {
     "easy": TekaLevel(1, noise=1.5),
     "medium": TekaLevel(12),
     "hard": TekaLevel(32),
-    "expert": TekaLevel(32, dd_cards=DD_CARDS, dd_worlds=24, seconds=4.0, dd_bidding=True),
+    "expert": TekaLevel(32, dd_cards=DD_CARDS, dd_worlds=24, seconds=4.0),
 }
 
 
