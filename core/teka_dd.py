@@ -977,8 +977,8 @@ class Solver:
     def card_makes(self, target: int) -> dict[str, int]:
         """For every legal card of the seat to play: 1 if the declaring side still takes
         ``target`` tricks or more (the trick in progress included) after it, else 0. One
-        null-window search a group of equivalent cards: much cheaper than
-        :meth:`card_values` when only a contract's fate matters."""
+        null-window search a group of equivalent cards, where :meth:`card_values` needs a
+        search on the count for each: what a bot needs when only a contract's fate matters."""
         seat = self.to_play()
         reps = self._moves(seat, -1)
         vals: dict[int, int] = {}
@@ -1041,14 +1041,6 @@ def solve_cards(position: Position, solver: Solver | None = None) -> dict[str, i
     s = solver if solver is not None else Solver()
     s.load(position)
     return s.card_values()
-
-
-def solve_makes(position: Position, target: int, solver: Solver | None = None) -> dict[str, int]:
-    """For every legal card of the seat to play: 1 if the declaring side takes ``target``
-    tricks or more from here (the trick in progress included) after that card, else 0."""
-    s = solver if solver is not None else Solver()
-    s.load(position)
-    return s.card_makes(target)
 
 
 def legal_cards(position: Position) -> list[str]:

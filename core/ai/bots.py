@@ -64,7 +64,7 @@ LEVELS["teka"] = ["random", "easy", "medium", "hard", "expert"]
 
 COMPILED_ONLY: dict[str, frozenset[str]] = {"teka": frozenset({"expert"})}
 """Per game, the levels that think too long on the pure-Python core to be offered on a
-device running it (:func:`device_levels`); the server's core is always compiled."""
+device running it (:func:`device_levels`). The server offers every level."""
 
 FACTORIES: dict[str, BotFactory] = {
     "teeko": _teeko_bot,

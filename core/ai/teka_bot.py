@@ -209,6 +209,19 @@ def partner_estimate(bids: list[Obj], partner: int) -> float:
     return PARTNER_UNKNOWN
 
 
+def high_and_forced(bids: list[Obj]) -> tuple[int, bool]:
+    """The high bid of ``bids`` (14 for a ``double 13``, 0 for none) and whether the next
+    caller is the forced dealer (three calls, all passes)."""
+    high = 0
+    for b in bids:
+        call = b["call"]
+        if call == "double 13":
+            high = 14
+        elif isinstance(call, int) and call > high:
+            high = call
+    return high, len(bids) == 3 and high == 0
+
+
 def choose_call(
     hand: list[int], bids: list[Obj], seat: int, must: bool, high: int, bias: float
 ) -> int | str:
@@ -579,16 +592,7 @@ class TekaBot(Bot):
 
     def bid(self, view: Obj, seat: int, hand: list[int], rng: Random) -> Obj:
         bids = [dict(b) for b in view["bids"]]
-        must = len(bids) == 3 and all(
-            not isinstance(b["call"], int) and b["call"] != "double 13" for b in bids
-        )
-        high = 0
-        for b in bids:
-            call = b["call"]
-            if call == "double 13":
-                high = 14
-            elif isinstance(call, int) and call > high:
-                high = call
+        high, must = high_and_forced(bids)
         bias = self.cfg.bias
         if self.cfg.noise > 0.0:
             bias += (rng.random() * 2.0 - 1.0) * self.cfg.noise
@@ -692,19 +696,12 @@ class TekaBot(Bot):
     def calls_fit(st: TekaState, bids: list[Obj], viewer: int) -> bool:
         """Is every call of the others in ``bids`` the one ``hard`` would make with its hand
         in ``st`` (a number within one)? The viewer's own calls say nothing of the deal."""
-        high = 0
         for i, b in enumerate(bids):
             s = int(b["seat"])
             if s == viewer:
-                call = b["call"]
-                if call == "double 13":
-                    high = 14
-                elif isinstance(call, int):
-                    high = max(high, call)
                 continue
             before = bids[:i]
-            must = i == 3 and all(not isinstance(x["call"], int) and x["call"] != "double 13"
-                                  for x in before)
+            high, must = high_and_forced(before)
             want = choose_call([card_int(c) for c in st.hands[s]], before, s, must, high, 0.0)
             call = b["call"]
             if isinstance(call, int) and isinstance(want, int):
@@ -712,10 +709,6 @@ class TekaBot(Bot):
                     return False
             elif call != want:
                 return False
-            if call == "double 13":
-                high = 14
-            elif isinstance(call, int):
-                high = max(high, call)
         return True
 
     @staticmethod
@@ -735,18 +728,10 @@ class TekaBot(Bot):
         call = hard["call"]
         if call == "double 13":
             return hard
-        bids = [dict(b) for b in view["bids"]]
-        high = 0
-        for b in bids:
-            c = b["call"]
-            if c == "double 13":
-                return hard  # nothing but another double 13 beats it
-            if isinstance(c, int):
-                high = max(high, c)
-        must = len(bids) == 3 and high == 0
+        high, must = high_and_forced([dict(b) for b in view["bids"]])
         lo = max(MIN_CALL, high + 1)
         if lo > 13:
-            return hard
+            return hard  # nothing but another double 13 beats the high bid
         suit = best_trump(hand)[0]
         made = [0] * 14
         used = 0
@@ -850,6 +835,8 @@ class TekaBot(Bot):
             and not raise_info["used_this_trick"]
             and bid < 13
         )
+        if len(playable) == 1 and not may_raise:
+            return self.with_signal(view, seat, playable[0])
         totals = [0.0] * len(playable)
         tricks: list[int] = []
         done = 0
@@ -857,14 +844,11 @@ class TekaBot(Bot):
             if wi > 0 and stop():
                 break
             st = GAME.resample(view, seat, rng)
-            pos = position_from_state(st)
-            need = bid - st.won[dside]
+            solver.load(position_from_state(st))  # (a search leaves the position as loaded)
             if may_raise:
-                solver.load(pos)
                 tricks.append(st.won[dside] + solver.value())
             if len(playable) > 1:
-                solver.load(pos)
-                makes = solver.card_makes(need)
+                makes = solver.card_makes(bid - st.won[dside])
                 pol = card_str(sim_from_state(st).policy(seat))
                 for ci, c in enumerate(playable):
                     made = makes[c] == 1
