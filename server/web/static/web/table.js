@@ -13,25 +13,35 @@ let token = localStorage.getItem("gamenight-token");
 let ws = null;
 
 function seatsList(seats) {
+  // Names come from players: written as text (textContent), never as markup.
   const names = playerNames(game);
   const ul = $("seats");
-  ul.innerHTML = "";
+  ul.replaceChildren();
   for (const s of seats) {
     const li = document.createElement("li");
     li.dataset.seat = s.seat;
     const code = `${game.code}${s.seat + 1}`;
-    let html = `<div class="name">${seatLabel(game.kind, s.seat)}: ${names[s.seat] || ""}</div>`;
+    li.appendChild(textDiv("name", `${seatLabel(game.kind, s.seat)}: ${names[s.seat] || ""}`));
     if (!s.taken && game.status !== "finished") {
-      html += `<img class="qr" alt="QR code of ${config.join}${code}/" src="/api/games/${game.id}/seats/${s.seat}/qr.svg">` +
-        `<div class="code">${code}</div><div>${config.join}${code}/</div>`;
-    } else if (s.kind !== "bot") html += `<div>${s.connected === false ? "phone away" : "playing"}</div>`;
-    li.innerHTML = html;
+      const img = document.createElement("img");
+      img.className = "qr";
+      img.alt = `QR code of ${config.join}${code}/`;
+      img.src = `/api/games/${game.id}/seats/${s.seat}/qr.svg`;
+      li.append(img, textDiv("code", code), textDiv("", `${config.join}${code}/`));
+    } else if (s.kind !== "bot") li.appendChild(textDiv("", s.connected === false ? "phone away" : "playing"));
     if (token && game.status !== "finished") {
       if (s.taken && s.kind !== "bot") li.appendChild(button("To another phone", () => act(s.seat, "release")));
       if (s.kind !== "bot") li.appendChild(button("To a bot", () => act(s.seat, "bot")));
     }
     ul.appendChild(li);
   }
+}
+
+function textDiv(cls, text) {
+  const d = document.createElement("div");
+  if (cls) d.className = cls;
+  d.textContent = text;
+  return d;
 }
 
 function button(text, fn) {
