@@ -87,6 +87,28 @@ ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h]
 API_TOKEN_DAYS = float(os.environ.get("GAMENIGHT_TOKEN_DAYS", "30"))
 """Days an API token (``/api/login``) is accepted after it was made; then log in again.
 Revoke a user's tokens earlier in the admin (Users: "Revoke API tokens")."""
+# Content-Security-Policy of every page, the admin's included (django-csp; docs/deploy.md,
+# "A public server"): scripts only from this server's own files (no inline script, no
+# event-handler attribute, no eval), so a name that got into a page as markup still could
+# not run; the pages' configuration is a JSON data block (json_script), not a script.
+# Styles: the stylesheets from this server; style="..." attributes are allowed (the boards
+# size their text with them), <style> elements are not.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "style-src-elem": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [
@@ -116,6 +138,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every answer (below)
     "server.games.middleware.DatabaseUnavailable",
 ]
 

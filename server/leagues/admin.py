@@ -240,7 +240,7 @@ class LeagueAdmin(admin.ModelAdmin):
         if obj.pk is None:
             return "-"
         rows = api.standings(obj)
-        head = (
+        head = mark_safe(
             "<tr><th>#</th><th>player</th><th>P</th><th>W</th><th>D</th><th>L</th><th>pts</th></tr>"
         )
         body = format_html_join(
@@ -251,4 +251,4 @@ class LeagueAdmin(admin.ModelAdmin):
                 for i, r in enumerate(rows, start=1)
             ),
         )
-        return mark_safe(f"<table>{head}{body}</table>")
+        return format_html("<table>{}{}</table>", head, body)

@@ -203,14 +203,14 @@ function tedokuSheet(p, v, x0, y0, cell, name, active, min) {
     const row = (p.sheet || [])[r] || ".........";
     for (let c = 0; c < 9; c++) {
       const ch = row[c];
-      const name_ = ROWS[r] + (c + 1);
+      const cellName = ROWS[r] + (c + 1);
       const sector = Math.floor(r / 3) * 3 + Math.floor(c / 3) + 1;
       const target = (tk === "row" && tv === ROWS[r]) || (tk === "col" && tv === String(c + 1))
         || (tk === "sector" && tv === String(sector));
       let cls = ch === "#" ? "filled" : ch === "*" ? "pending" : "empty";
       if (target) cls += " target";
-      if (last.has(name_)) cls += " lastcell";
-      s += `<rect class="tcell ${cls}" data-cell="${name_}" x="${x0 + c * cell}" y="${y0 + r * cell}" width="${cell}" height="${cell}"/>`;
+      if (last.has(cellName)) cls += " lastcell";
+      s += `<rect class="tcell ${cls}" data-cell="${cellName}" x="${x0 + c * cell}" y="${y0 + r * cell}" width="${cell}" height="${cell}"/>`;
     }
   }
   for (let i = 0; i <= 3; i++) {

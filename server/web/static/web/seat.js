@@ -4,7 +4,7 @@
 // buttons. It never asks for anything but this seat's view: the server redacts the rest.
 import { update } from "./boards.js";
 import {
-  playerNames, seatLabel, cardText, callText, learnKinds, resultLine, reportError,
+  esc, playerNames, seatLabel, cardText, callText, learnKinds, resultLine, reportError,
 } from "./common.js";
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
@@ -119,7 +119,7 @@ function draw(f) {
   update($("board"), game.kind, f.view, playerNames(game), { seat: cred.seat });
   // (a hand of cards: a list of card names; Tedoku's "hand" is no list)
   const hand = Array.isArray(f.view.hand) ? f.view.hand : [];
-  $("hand").innerHTML = hand.map((c) => `<span class="card suit-${c[1]}" data-card="${c}">${cardText(c)}</span>`).join("");
+  $("hand").innerHTML = hand.map((c) => `<span class="card suit-${esc(c[1])}" data-card="${esc(c)}">${esc(cardText(c))}</span>`).join("");
   legal = f.legal || [];
   const mine = (f.to_act || []).includes(cred.seat) && legal.length && !f.outcome;
   $("turn").textContent = f.outcome ? "Game over" : mine ? "Your turn" : "Waiting for the others";
