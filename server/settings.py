@@ -109,6 +109,19 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
     },
 }
+# A public server behind https (nginx with TLS: docs/deploy.md, "A public server"):
+# GAMENIGHT_HTTPS=1 makes the cookies secure-only, trusts nginx's X-Forwarded-Proto, sends
+# HSTS and redirects plain http. Off by default: a game night on a LAN has no https.
+HTTPS = os.environ.get("GAMENIGHT_HTTPS", "") not in ("", "0")
+if HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # (a monitor on the machine itself)
+    SECURE_HSTS_SECONDS = int(os.environ.get("GAMENIGHT_HSTS_SECONDS", str(180 * 24 * 3600)))
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CONTENT_TYPE_NOSNIFF = True
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
 
 INSTALLED_APPS = [

@@ -75,3 +75,25 @@ def test_api_tokens_expire_and_are_revoked_in_the_admin(client, admin_client, dj
     assert me(fresh) == 401 and not Token.objects.filter(user=user).exists()
     listing = admin_client.get("/admin/games/token/").content.decode()
     assert fresh not in listing
+
+
+@pytest.mark.parametrize("https, expected", [
+    ("0", {"W004", "W008", "W012", "W016"}),  # a game night: plain http on the LAN
+    ("1", {"W005", "W021"}),  # a public server: HSTS for subdomains and preload are the domain's
+])
+def test_check_deploy_leaves_only_the_explained_warnings(tmp_path, https, expected):
+    """``manage.py check --deploy`` (docs/deploy.md, "A public server"): on a game night
+    only the https warnings, with ``GAMENIGHT_HTTPS=1`` only the two that are the domain
+    owner's choice."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "server.settings", "GAMENIGHT_HTTPS": https,
+           "DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none",  # (check connects to none)
+           "GAMENIGHT_VAR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "django", "check", "--deploy"], env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    found = set(re.findall(r"\(security\.(\w+)\)", out.stdout + out.stderr))
+    assert found == expected, out.stdout + out.stderr
