@@ -19,8 +19,20 @@ from django.db import models
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
+SEAT_CODE_LENGTH = 8
+"""A seat code: 8 symbols of :data:`JOIN_ALPHABET` (32 symbols without 0/O/1/I), 40 bits
+drawn by ``secrets``: short to type on a phone, far beyond guessing at the rate the join
+endpoints allow (docs/protocol.md, "Private tables")."""
+
+
 def new_join_code() -> str:
     return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(6))
+
+
+def new_seat_code() -> str:
+    """A fresh random seat code (unique by the database's constraint; see
+    ``store.fresh_seat_code`` for the retry on the rare clash)."""
+    return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(SEAT_CODE_LENGTH))
 
 
 def kind_choices() -> list[tuple[str, str]]:
@@ -47,6 +59,13 @@ class Game(models.Model):
     status = models.CharField(max_length=10, choices=STATUSES, default=OPEN, db_index=True)
     num_seats = models.PositiveSmallIntegerField()
     code = models.CharField(max_length=8, unique=True, default=new_join_code)
+    # Listed to everyone (the public list of tables, the front page, the TV) only when its
+    # organiser opened it; a private table is joined with a seat code the organiser hands out.
+    public = models.BooleanField(
+        default=False,
+        help_text="listed publicly (anyone may see it in the lists and take an open seat "
+        "by id); private tables are joined with a seat code only",
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True)
@@ -118,6 +137,9 @@ class Seat(models.Model):
     bot_level = models.CharField(max_length=20, blank=True)
     # A user seat reserved for a named user who has not joined yet.
     claimed = models.BooleanField(default=False)
+    # The seat's join code (random, secret: shown only to the organiser and the table's seat
+    # holders); a new one is drawn whenever the seat is released.
+    code = models.CharField(max_length=16, unique=True, default=new_seat_code)
 
     class Meta:
         ordering = ["game", "number"]
