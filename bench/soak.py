@@ -32,9 +32,10 @@ workers) outlives it.
 ``--faults`` (the fault run) also does, in turn every ``--fault-every`` seconds: ``kill -9``
 of a daphne and a restart on the same port, a restart of the embedded PostgreSQL
 (``server.dbconfig.stop_embedded`` / ``ensure_embedded``), and ``pg_terminate_backend`` of
-every backend of the database. Socket drops and 5xx within a fault (until the servers answer
-again, plus ``--grace`` seconds) are counted apart; the bounds on lost moves, unanswered
-commands and orphan processes hold throughout.
+every backend of the database. A fault waits until a move was acknowledged since the one
+before (a fault on an idle server proves nothing), however long that takes. Socket drops and
+5xx within a fault (until the servers answer again, plus ``--grace`` seconds) are counted
+apart; the bounds on lost moves, unanswered commands and orphan processes hold throughout.
 
 Exit status 1 when a bound is crossed (the figures say which), else 0.
 """
@@ -56,6 +57,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,6 +161,7 @@ class Figures:
     moves_per_s_max: float = 0.0
     harness_cpu: float = 0.0  # share of one core used by this process (the clients)
     faults: list[dict[str, Any]] = field(default_factory=list)
+    until_met: bool | None = None  # run() with ``until``: whether it held before the deadline
     lost_acked: int = 0
     lost_seen: int = 0
     lost_detail: list[str] = field(default_factory=list)
@@ -396,8 +399,10 @@ class PgWatch:
 class Soak:
     """One run: tables, spectators, pollers, sampling and faults."""
 
-    def __init__(self, args: argparse.Namespace, cluster: Cluster, pgdata: Path | None) -> None:
+    def __init__(self, args: argparse.Namespace, cluster: Cluster, pgdata: Path | None,
+                 until: Callable[[Figures], bool] | None = None) -> None:
         self.args = args
+        self.until = until
         self.cluster = cluster
         self.pgdata = pgdata
         self.f = Figures(workers=len(cluster.bases), faults_mode=bool(args.faults))
@@ -629,8 +634,11 @@ class Soak:
                   "pg_restart faults", flush=True)
             kinds.remove("pg_restart")
         n = 0
+        acked = self.f.acked
         while kinds and (not self.args.fault_count or n < self.args.fault_count):
             await asyncio.sleep(self.args.fault_every)
+            while self.f.acked == acked and not self.stopping:  # a server at work
+                await asyncio.sleep(0.2)
             if self.stopping:
                 return
             kind = kinds[n % len(kinds)]
@@ -665,6 +673,7 @@ class Soak:
                     await asyncio.sleep(0.2)
                 rec["recovered_s"] = round(time.monotonic() - t0, 2)
                 rec["healthz"] = codes
+                rec["acked"] = acked = self.f.acked  # moves acknowledged until it recovered
             except Exception as exc:
                 rec["error"] = repr(exc)
             finally:
@@ -688,13 +697,22 @@ class Soak:
         if args.faults:
             helpers.append(asyncio.ensure_future(self.faulter(pg)))
         end = t_start + args.seconds
+        # With ``until`` the run goes on past its length until that holds, up to the deadline.
+        deadline = t_start + max(args.seconds, args.max_seconds or 0.0)
         stop_early = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):  # end the run now, with its figures
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, stop_early.set)
-        while time.monotonic() < end and not stop_early.is_set():
-            await asyncio.sleep(min(1.0, max(0.0, end - time.monotonic())))
+        while not stop_early.is_set():
+            now = time.monotonic()
+            if now >= end:
+                if self.until is None:
+                    break
+                f.until_met = self.until(f)
+                if f.until_met or now >= deadline:
+                    break
+            await asyncio.sleep(min(1.0, end - now) if now < end else 1.0)
             for task in helpers:
                 if task.done() and task.exception() is not None:
                     raise task.exception()  # type: ignore[misc]
@@ -1209,6 +1227,8 @@ def judge(f: Figures) -> list[str]:
         bad.append(f"unexpected error frames: {f.stray_errors}")
     if f.acked == 0:
         bad.append("no move was acknowledged")
+    if f.until_met is False:
+        bad.append(f"what the run waited for did not happen within {f.seconds:.0f} s")
     for pid, r in f.rss.items():
         if r["minutes"] * 60 < f.seconds / 2:
             continue  # (a daphne started late in a fault run: too short to judge)
@@ -1306,6 +1326,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--minutes", type=float, default=30.0, help="length of the run (30)")
     p.add_argument("--seconds", type=float, help="length in seconds (overrides --minutes)")
+    p.add_argument("--max-seconds", type=float,
+                   help="run() with a condition (``until``, the test): how long the run may "
+                        "go on past its length waiting for it (default: not at all)")
     p.add_argument("--workers", type=int, default=1,
                    help="daphne processes (1); more than one needs REDIS_URL")
     p.add_argument("--games", type=int, default=100, help="live tables (100)")
@@ -1353,10 +1376,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def run(args: argparse.Namespace, env: dict[str, str] | None = None) -> Figures:
+def run(args: argparse.Namespace, env: dict[str, str] | None = None,
+        until: Callable[[Figures], bool] | None = None) -> Figures:
     """One soak run. ``env``: the daphne environment when Django is already set up (tests
     pass the test database in ``GAMENIGHT_DB_JSON``); else the ``--db`` database is
-    prepared here."""
+    prepared here. ``until``: the run lasts ``--seconds`` and then until this holds of the
+    figures (checked every second), at most ``--max-seconds`` in all; ``until_met`` in the
+    figures says whether it held (a test waits for what it needs, not for a time)."""
     if args.workers > 1 and not os.environ.get("REDIS_URL", "").strip():
         raise SystemExit("--workers > 1 needs REDIS_URL (e.g. redis://127.0.0.1:6379/2)")
     if env is None:
@@ -1389,7 +1415,7 @@ def run(args: argparse.Namespace, env: dict[str, str] | None = None) -> Figures:
     faults = f", faults {args.fault_kinds} every {args.fault_every:.0f} s" if args.faults else ""
     print(f"[soak] {args.workers} daphne process(es) {cluster.bases} pids {cluster.pids()}, "
           f"{args.games} tables, {args.seconds / 60:.1f} min{faults}", flush=True)
-    soak = Soak(args, cluster, pgdata)
+    soak = Soak(args, cluster, pgdata, until)
     soak.f.rss_growth_bound = args.rss_growth
     try:
         figures = asyncio.run(soak.run())

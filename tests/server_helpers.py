@@ -12,7 +12,9 @@ from leaks import strings_in as strings_in  # re-exported for the server tests
 import core
 from core.api import META_COMMANDS
 
-SEND_TIMEOUT = 10.0
+SEND_TIMEOUT = 60.0
+"""How long a test waits for a frame it expects: only a hang takes this long (a loaded machine
+took over 10 s for a bot's move and over 1 s for channels' default connect timeout)."""
 
 
 def core_ready(kind: str) -> str | None:
@@ -176,7 +178,7 @@ async def communicator(game_id: int, name: str = "", origin: bytes = b"http://lo
     comm = WebsocketCommunicator(
         application, f"/ws/games/{game_id}/", headers=[(b"origin", origin), (b"host", b"localhost")]
     )
-    connected, _ = await comm.connect()
+    connected, _ = await comm.connect(SEND_TIMEOUT)
     assert connected
 
     async def recv() -> str:
@@ -195,7 +197,7 @@ async def close_all(clients: list[Client]) -> None:
         comm = getattr(c, "comm", None)
         if comm is not None:
             try:
-                await comm.disconnect()
+                await comm.disconnect(timeout=SEND_TIMEOUT)
             except Exception:
                 pass
         ws = getattr(c, "ws", None)
