@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
@@ -86,7 +87,39 @@ ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h]
 
 API_TOKEN_DAYS = float(os.environ.get("GAMENIGHT_TOKEN_DAYS", "30"))
 """Days an API token (``/api/login``) is accepted after it was made; then log in again.
-Revoke a user's tokens earlier in the admin (Users: "Revoke API tokens")."""
+A user revokes their own (``/api/logout/``, ``/api/sessions/``); an admin revokes a user's
+in the admin (Users: "Revoke API tokens")."""
+BROWSER_SESSION_HOURS = float(os.environ.get("GAMENIGHT_BROWSER_SESSION_HOURS", "12"))
+"""Hours a browser's login (the table page's organiser, the admin) lasts unused; each use
+renews it (server/games/accounts.py)."""
+# The browser's session is a signed cookie (nothing of it in the database: a copy of the
+# database holds no session), HttpOnly and SameSite=Lax; the login row it names is the
+# server's say (revoked there, the cookie is worth nothing: accounts.SessionTokens).
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_AGE = int(max(BROWSER_SESSION_HOURS * 3600, API_TOKEN_DAYS * 86400))
+# Logins throttled by django-axes (docs/deploy.md, "Logins"): failures are counted per
+# client address and per user name (a wrong name counts like a wrong password); at
+# GAMENIGHT_LOGIN_FAILURES within GAMENIGHT_LOGIN_LOCKOUT_MINUTES the address or the name
+# is locked out for that long after its last failure: 429 with Retry-After, the right
+# password refused too, without running the password hasher. Refused attempts do not
+# prolong the lock (the owner gets in once it ends) and are not stored.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("GAMENIGHT_LOGIN_FAILURES", "10"))
+AXES_COOLOFF_TIME = timedelta(
+    minutes=float(os.environ.get("GAMENIGHT_LOGIN_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_RESET_ON_SUCCESS = False  # (a login to one's own account must not clear an address)
+AXES_DISABLE_ACCESS_LOG = True  # (successful logins are the session rows)
+AXES_USERNAME_FORM_FIELD = "username"
+AXES_LOCKOUT_CALLABLE = "server.games.accounts.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "server.games.accounts.axes_address"
+AXES_VERBOSE = False
 # Content-Security-Policy of every page, the admin's included (django-csp; docs/deploy.md,
 # "A public server"): scripts only from this server's own files (no inline script, no
 # event-handler attribute, no eval), so a name that got into a page as markup still could
@@ -137,6 +170,7 @@ INSTALLED_APPS = [
     "server.ops",
     "server.leagues",  # club play: leagues, seasons, fixtures, ratings
     "server.web",  # watch and replay in the browser, TV mode
+    "axes",  # the login throttle (AXES_* below)
 ]
 
 MIDDLEWARE = [
@@ -149,10 +183,12 @@ MIDDLEWARE = [
     "server.games.middleware.ApiCommonMiddleware",  # CommonMiddleware, exact /api/ paths
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "server.games.accounts.SessionTokens",  # a revoked or expired browser login ends here
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",  # Content-Security-Policy on every answer (below)
     "server.games.middleware.DatabaseUnavailable",
+    "axes.middleware.AxesMiddleware",  # a refused login: accounts.lockout_response
 ]
 
 ROOT_URLCONF = "server.urls"

@@ -216,6 +216,7 @@ def some_objects(django_user_model: Any) -> dict[str, Any]:
     """One object of each registered model (for its change form)."""
     from django.contrib.auth.models import Group
 
+    from server.games import accounts
     from server.games.models import Event, Token
     from server.leagues.models import Season
 
@@ -230,7 +231,7 @@ def some_objects(django_user_model: Any) -> dict[str, Any]:
                                    end=dt.date(2026, 5, 31))
     objs = {
         "leagues.league": league, "games.game": g, "games.event": Event.objects.first(),
-        "games.token": Token.objects.create(key=Token.new_key(), user=ann),
+        "games.token": accounts.issue(ann, Token.API, None)[0],
         "auth.user": ann, "auth.group": Group.objects.create(name="Organisers"),
         "leagues.season": season,
     }

@@ -293,13 +293,14 @@ def test_admin_shows_a_live_game_as_a_spectator_sees_it(admin_client, server_run
 
 
 def test_admin_never_shows_a_token(admin_client, django_user_model, server_runtime):
+    from server.games import accounts
     from server.games.models import Token
 
     ann = django_user_model.objects.create_user("ann", password="pw")
-    token = Token.objects.create(key=Token.new_key(), user=ann)
+    token, key = accounts.issue(ann, Token.API, None)
     page = admin_client.get("/admin/games/token/")
     assert page.status_code == 200 and "ann" in page.content.decode()
-    assert token.key not in page.content.decode()
+    assert key not in page.content.decode() and token.digest not in page.content.decode()
     assert admin_client.get("/admin/games/token/add/").status_code == 403
 
 

@@ -58,10 +58,10 @@ def test_api_tokens_expire_and_are_revoked_in_the_admin(client, admin_client, dj
         return client.get("/api/me/", headers={"Authorization": f"Token {k}"}).status_code
 
     assert me(key) == 200
-    token = Token.objects.get(key=key)
-    assert token.expires_at() - token.created_at == dt.timedelta(days=settings.API_TOKEN_DAYS)
-    Token.objects.filter(key=key).update(
-        created_at=token.created_at - dt.timedelta(days=settings.API_TOKEN_DAYS, seconds=1))
+    token = Token.objects.get(digest=Token.digest_of(key))
+    assert token.expires_at - token.created_at == dt.timedelta(days=settings.API_TOKEN_DAYS)
+    Token.objects.filter(pk=token.pk).update(expires_at=token.created_at - dt.timedelta(
+        seconds=1))
     assert me(key) == 401  # expired: log in again
     r = client.post("/api/login", data=json.dumps({"username": "ann", "password": "pw"}),
                     content_type="application/json")

@@ -10,7 +10,7 @@ import pytest
 from server_helpers import Closed, close_all, communicator, pick_move, play_out, sync_all
 
 from core.api import ALL, SPECTATOR
-from server.games import store
+from server.games import accounts, store
 from server.games.models import Event, Token
 from server.games.runtime import SHARDS
 
@@ -177,7 +177,7 @@ async def test_reconnect_gets_only_what_it_missed(server_runtime):
 
 async def test_user_seat_with_token_and_bot_opponent(server_runtime, django_user_model):
     user = await db(django_user_model.objects.create_user, "ann", password="pw")
-    token = await db(Token.objects.create, key=Token.new_key(), user=user)
+    _, key = await db(accounts.issue, user, Token.API, None)
     game = await new_game(
         "teeko",
         {"move_cap": 60},
@@ -188,7 +188,7 @@ async def test_user_seat_with_token_and_bot_opponent(server_runtime, django_user
     ann = await communicator(game.pk, "ann")
     await ann.send({"type": "hello", "seat": 0, "token": "bad"})
     assert (await ann.until(lambda f: f["type"] == "error"))["code"] == "forbidden"
-    await ann.hello(0, token=token.key)
+    await ann.hello(0, token=key)
     outcome = await play_out({0: ann}, [watcher], Random(3), timeout=20)
     assert outcome is not None
     bot_seqs = [e["seq"] for e in watcher.events if e["seat"] == 1]

@@ -203,16 +203,20 @@ class EventAdmin(admin.ModelAdmin):
 
 @admin.register(Token)
 class TokenAdmin(admin.ModelAdmin):
-    """Who has API tokens, never the tokens: a key is a credential (whoever reads it acts for
-    that user and sees that user's hand). The key is the primary key, so the list has no
-    links and no actions (both would carry it), and no token is made here. A token is
-    accepted for ``settings.API_TOKEN_DAYS`` days; to revoke a user's tokens earlier, select
-    the user under Users and run "Revoke API tokens" (or make the user inactive)."""
+    """Logins (the app's and scripts' API tokens, browsers' sessions): who, from what and
+    where, last used, expiry; never a key (only its SHA-256 is stored, and not shown
+    either). Nothing is made or edited here; a login is revoked by deleting it (the action
+    below, or "Revoke API tokens" on Users for all of a user's, or making the user
+    inactive). Users list and revoke their own (``/api/sessions/``)."""
 
-    list_display = ("user", "created_at", "expires_at", "expired")
-    list_display_links = None
-    actions = None
-    fields = ("user", "created_at", "expires_at", "expired")
+    list_display = ("user", "kind", "client", "address", "last_address", "created_at",
+                    "last_used_at", "expires_at")
+    list_filter = ("kind",)
+    list_select_related = ("user",)
+    search_fields = ("user__username", "address", "last_address")
+    actions = ["revoke"]
+    fields = ("user", "kind", "client", "address", "last_address", "created_at",
+              "last_used_at", "expires_at")
     readonly_fields = fields
 
     def has_add_permission(self, request: Any) -> bool:
@@ -221,11 +225,22 @@ class TokenAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: Any, obj: Any = None) -> bool:
         return False
 
+    def get_actions(self, request: Any) -> Any:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # ("revoke" says what deleting means here)
+        return actions
 
-@admin.action(description="Revoke API tokens (the app asks them to log in again)")
+    @admin.action(description="Revoke the selected logins (they must log in again)",
+                  permissions=["delete"])
+    def revoke(self, request: Any, queryset: Any) -> None:
+        n, _ = queryset.delete()
+        self.message_user(request, f"{n} login(s) revoked")
+
+
+@admin.action(description="Revoke API tokens and browser logins (they must log in again)")
 def revoke_api_tokens(modeladmin: Any, request: Any, queryset: Any) -> None:
     n, _ = Token.objects.filter(user__in=queryset).delete()
-    modeladmin.message_user(request, f"{n} API token(s) revoked")
+    modeladmin.message_user(request, f"{n} login(s) revoked (API tokens and browser sessions)")
 
 
 def _user_admin_with_revoke() -> None:

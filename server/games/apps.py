@@ -10,9 +10,10 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from . import dbpool, grants, runtime
+        from . import accounts, dbpool, grants, runtime
 
         dbpool.cap_reconnect_backoff()
         runtime.install()
+        accounts.connect_signals()  # (every browser login is a session row)
         post_migrate.connect(grants.on_post_migrate, sender=self,
                              dispatch_uid="games.grant_app_role")

@@ -9,12 +9,13 @@ hash and event count outside the event table (see ``store.verify_chain``).
 
 from __future__ import annotations
 
+import hashlib
 import secrets
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.db import models
+from django.utils import timezone
 
 JOIN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
@@ -200,28 +201,48 @@ class ChainHead(models.Model):
 
 
 class Token(models.Model):
-    """API token of a registered user (``Authorization: Token <key>``)."""
+    """A login of a registered user, listed to that user as one of their sessions
+    (``GET /api/sessions/``) and revoked by deleting its row: an API token of the app or a
+    script (``Authorization: Token <key>``, kind ``api``), or a browser's login (kind
+    ``browser``: the key is kept in the browser's session cookie, HttpOnly, see
+    :mod:`server.games.accounts`). Only the SHA-256 of the key is stored (``digest``): a copy
+    of the database gives no working credential. The key is random (160 bits), so a fast
+    hash is enough: there is nothing to guess."""
 
-    key = models.CharField(max_length=40, primary_key=True)
+    API = "api"
+    BROWSER = "browser"
+    KINDS = [(API, "app or script (API token)"), (BROWSER, "browser")]
+
+    digest = models.CharField(max_length=64, unique=True, editable=False)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tokens"
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    kind = models.CharField(max_length=8, choices=KINDS, default=API)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(db_index=True)
+    client = models.CharField(max_length=120, blank=True,
+                              help_text="the program that logged in, in words (from its "
+                              "User-Agent)")
+    address = models.CharField(max_length=64, blank=True, help_text="the address it logged "
+                               "in from")
+    last_address = models.CharField(max_length=64, blank=True, help_text="the address it "
+                                    "was last used from")
+
+    class Meta:
+        ordering = ["-created_at"]
 
     @staticmethod
     def new_key() -> str:
         return secrets.token_hex(20)
 
-    def expires_at(self) -> Any:
-        """When the token stops being accepted: ``settings.API_TOKEN_DAYS`` after it was made."""
-        from datetime import timedelta
-
-        return self.created_at + timedelta(days=settings.API_TOKEN_DAYS)
+    @staticmethod
+    def digest_of(key: str) -> str:
+        """What is stored of ``key``: its SHA-256, hex."""
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
     def expired(self) -> bool:
-        from django.utils import timezone
-
-        return bool(timezone.now() >= self.expires_at())
+        return bool(timezone.now() >= self.expires_at)
 
     def __str__(self) -> str:
-        return f"token of {self.user}"
+        return f"{self.get_kind_display()} login of {self.user}"

@@ -1297,15 +1297,12 @@ def seat_holder_ok(game_id: int, seat: int, user: Any = None, secret: str | None
     return False
 
 
-def user_for_token(key: Any) -> Any:
-    from .models import Token
+def user_for_token(key: Any, request: Any = None) -> Any:
+    """The user of an API token, or None (:func:`server.games.accounts.user_for_token`:
+    tokens are stored hashed, and each use is noted)."""
+    from .accounts import user_for_token
 
-    if not isinstance(key, str) or not key or len(key) > 128 or not text_ok(key):
-        return None
-    t = Token.objects.select_related("user").filter(key=key).first()
-    if t is None or t.expired():
-        return None
-    return t.user if t.user.is_active else None
+    return user_for_token(key, request)
 
 
 # --------------------------------------------------------------------------- reading

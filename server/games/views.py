@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.middleware.csrf import get_token
 from django.views.decorators.csrf import csrf_exempt
 
 import core
@@ -21,7 +22,7 @@ from core import upcast
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 from core.errors import EventVersionError
 
-from . import clocks, dbpool, store, tablerules, tables
+from . import accounts, clocks, dbpool, store, tablerules, tables
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
@@ -80,10 +81,13 @@ def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[...
 
 
 def token_user(request: HttpRequest) -> Any:
+    """Who makes the request: the user of its API token (``Authorization: Token <key>``),
+    else of the browser's session cookie (a POST only with the page's CSRF token:
+    :func:`accounts.session_user`), else None."""
     auth = request.headers.get("Authorization", "")
     if auth.startswith("Token "):
-        return store.user_for_token(auth[6:].strip())
-    return None
+        return store.user_for_token(auth[6:].strip(), request)
+    return accounts.session_user(request)
 
 
 def body(request: HttpRequest) -> dict[str, Any]:
@@ -173,27 +177,96 @@ def viewer_of(request: HttpRequest, g: Game) -> int:
 
 @api(("POST",))
 def login(request: HttpRequest) -> Any:
+    """A new login: an API token (``{"token", ...}``), or with ``"session": true`` (a
+    browser page, with its CSRF token) the browser's session cookie (``{"csrf", ...}``: the
+    page's new CSRF token). Throttled by django-axes (:mod:`.accounts`): 429
+    ``locked_out`` with ``Retry-After``, the same for a wrong user name as for a wrong
+    password."""
     data = body(request)
     username, password = data.get("username"), data.get("password")
     if not isinstance(username, str) or not isinstance(password, str):
         raise ApiError(400, "malformed", "username and password are strings")
+    browser = data.get("session", False)
+    if not isinstance(browser, bool):
+        raise ApiError(400, "malformed", "session is true or false")
+    if browser and not accounts.csrf_ok(request):
+        raise ApiError(403, "csrf_failed", "a browser login needs the page's CSRF token "
+                       "(header X-CSRFToken) from the same site: reload the page")
     user = authenticate(request, username=username, password=password)
+    if accounts.locked_out(request):  # (the password was not even checked)
+        return accounts.lockout_response(request, None, {"username": username})
     if user is None or not user.is_active:
         raise ApiError(401, "bad_credentials", "wrong username or password")
-    token = Token.objects.create(key=Token.new_key(), user=user)
-    return {"token": token.key, "username": user.get_username(), "user_id": user.pk}
+    out = {"username": user.get_username(), "user_id": user.pk}
+    if browser:
+        t = accounts.log_in_browser(request, user)
+        out["csrf"] = get_token(request)
+    else:
+        t, out["token"] = accounts.issue(user, Token.API, request)
+    out.update({"session": t.pk, "expires_at": iso(t.expires_at)})
+    return out
+
+
+@api(("POST",))
+def logout(request: HttpRequest) -> Any:
+    """Revoke the login the request was made with: its API token, or the browser's session
+    (the cookie is emptied too)."""
+    body(request)
+    if request.api_user is None or not accounts.log_out(request):  # type: ignore[attr-defined]
+        raise ApiError(401, "not_logged_in", NOT_LOGGED_IN)
+    return {"logged_out": True}
+
+
+NOT_LOGGED_IN = "send Authorization: Token <key> (or log in on the page)"
+
+
+def logged_in(request: HttpRequest) -> Any:
+    user = request.api_user  # type: ignore[attr-defined]
+    if user is None:
+        raise ApiError(401, "not_logged_in", NOT_LOGGED_IN)
+    return user
 
 
 @api(("GET",))
 def me(request: HttpRequest) -> Any:
-    user = request.api_user  # type: ignore[attr-defined]
-    if user is None:
-        raise ApiError(401, "not_logged_in", "send Authorization: Token <key>")
+    user = logged_in(request)
+    t = accounts.current_token(request)
     return {
         "username": user.get_username(),
         "user_id": user.pk,
         "leagues": [lg.pk for lg in user.leagues.all()],
+        "session": t.pk if t is not None else None,
     }
+
+
+@api(("GET",))
+def sessions(request: HttpRequest) -> Any:
+    """The user's logins (API tokens and browser sessions): kind, program, addresses,
+    made, last used, expiry; ``current`` marks the one this request uses."""
+    user = logged_in(request)
+    return {"sessions": accounts.sessions_of(user, accounts.current_token(request))}
+
+
+@api(("POST",))
+def session_revoke(request: HttpRequest, session_id: int) -> Any:
+    """Revoke one of the user's logins (this one too: then it is a logout)."""
+    body(request)
+    user = logged_in(request)
+    current = accounts.current_token(request)
+    if current is not None and current.pk == session_id:
+        accounts.log_out(request)
+        return {"revoked": 1}
+    if accounts.revoke(user, session_id) is None:
+        raise ApiError(404, "not_found", f"you have no session {session_id}")
+    return {"revoked": 1}
+
+
+@api(("POST",))
+def sessions_revoke_others(request: HttpRequest) -> Any:
+    """Revoke every login of the user but the one this request uses."""
+    body(request)
+    user = logged_in(request)
+    return {"revoked": accounts.revoke_others(user, accounts.current_token(request))}
 
 
 @api(("GET",))
