@@ -364,4 +364,7 @@ GAMENIGHT = {
     # what autobahn would send (docs/benchmarks-server.md, "Optimisations"); 0 always uses
     # the ASGI send path.
     "DIRECT_WIRE": os.environ.get("GAMENIGHT_DIRECT_WIRE", "1") not in ("", "0"),
+    # Joins and code lookups one client address may make (server/games/joinlimit.py, the
+    # "limits" library's notation: "60/minute", "10 per 10 seconds"); over it: 429.
+    "JOIN_RATE": os.environ.get("GAMENIGHT_JOIN_RATE", "60/minute"),
 }

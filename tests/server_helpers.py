@@ -17,6 +17,15 @@ SEND_TIMEOUT = 60.0
 took over 10 s for a bot's move and over 1 s for channels' default connect timeout)."""
 
 
+def seat_code(game: dict[str, Any], seat: int) -> str:
+    """The code of seat ``seat`` (0-based) of ``game``, a game's JSON as the server gives it
+    to the table's creator, its organiser or a seat holder (each seat has its own random
+    code: docs/protocol.md, "Private tables"); fails when the answer carries none."""
+    code = game["seats"][seat]["code"]
+    assert isinstance(code, str) and code, f"no code for seat {seat} in this answer: {game}"
+    return code
+
+
 def core_ready(kind: str) -> str | None:
     """None when the kind's rules core is implemented, else why a test must skip."""
     game = core.GAMES[kind]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_helpers import seat_code
 from web_browser import browser  # noqa: F401  (the fixture)
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -94,25 +95,34 @@ def events(server: Any, game_id: int) -> list[dict[str, Any]]:
 def test_seat_codes_name_a_seat(daphne_server):
     server = daphne_server
     g = ok(server, "POST", "/api/games/", {"kind": "tedoku", "options": {"seats": 3}})
-    code = g["code"]
-    assert [s["code"] for s in g["seats"]] == [f"{code}1", f"{code}2", f"{code}3"]
-    assert ok(server, "GET", f"/api/codes/{code}/")["seat"] is None
-    found = ok(server, "GET", f"/api/codes/{code.lower()}2/")
+    codes = [seat_code(g, i) for i in range(3)]
+    assert len(set(codes)) == 3
+    found = ok(server, "GET", f"/api/codes/{codes[1].lower()}/")
     assert found["id"] == g["id"] and found["seat"] == 1
-    for bad in (f"{code}4", f"{code}0", f"{code}9", f"{code}22", "ZZZZZZ1"):
+    # (that seat's code only: the others are not the asker's to see)
+    assert [s["code"] for s in found["seats"]] == [None, codes[1], None]
+    typed = f"{codes[1][:4].lower()}-{codes[1][4:]}"  # (as a person may type it)
+    assert ok(server, "GET", f"/api/codes/{typed}/")["seat"] == 1
+    from server.games.models import Game
+
+    game_code = Game.objects.get(pk=g["id"]).code  # (the table's own code: never a seat's)
+    assert "code" not in g
+    for bad in (game_code, f"{game_code}2", codes[1] + "2", "ZZZZZZZ1"):
         status, body = http(server, "GET", f"/api/codes/{bad}/")
         assert status == 404 and body["error"]["code"] == "not_found", bad
-    j = ok(server, "POST", "/api/join/", {"code": f"{code}2", "name": "Bo"})
+    j = ok(server, "POST", "/api/join/", {"code": codes[1], "name": "Bo"})
     assert j["seat"] == 1 and j["secret"]
     # taken, or a body that asks for another seat than its code: refused, nothing changes
-    status, body = http(server, "POST", "/api/join/", {"code": f"{code}2", "name": "Cy"})
+    status, body = http(server, "POST", "/api/join/", {"code": codes[1], "name": "Cy"})
     assert status == 400 and "seat 1 is taken" in body["error"]["reason"]
-    status, body = http(server, "POST", "/api/join/", {"code": f"{code}3", "seat": 0})
+    status, body = http(server, "POST", "/api/join/", {"code": codes[2], "seat": 0})
     assert status == 400 and "names seat 2" in body["error"]["reason"]
     seats = ok(server, "GET", f"/api/games/{g['id']}/")["seats"]
     assert [(s["kind"], s["name"]) for s in seats] == [("open", ""), ("guest", "Bo"), ("open", "")]
-    # the 6-character code with a seat, as before
-    assert ok(server, "POST", "/api/join/", {"code": code, "seat": 2, "name": "Di"})["seat"] == 2
+    # the game's own code joins nothing (only a seat's code does)
+    status, body = http(server, "POST", "/api/join/", {"code": game_code, "seat": 2})
+    assert status == 404 and body["error"]["code"] == "not_found"
+    assert ok(server, "POST", "/api/join/", {"code": codes[2], "seat": 2, "name": "Di"})["seat"] == 2
 
 
 def decode_qr(png: Path) -> str:
@@ -130,13 +140,14 @@ def test_seat_qr_code_decodes_to_the_join_address(daphne_server, browser, tmp_pa
     g = ok(server, "POST", "/api/games/", {"kind": "teka"})
     page = browser.new_context(viewport={"width": 600, "height": 600}).new_page()
     for seat in range(4):
-        url = f"{server.http}/api/games/{g['id']}/seats/{seat}/qr.svg"
+        # (asked with the seat's code: a QR code shows only what its asker knows)
+        url = f"{server.http}/api/games/{g['id']}/seats/{seat}/qr.svg?code={seat_code(g, seat)}"
         status, svg = http(server, "GET", url[len(server.http):])
         assert status == 200 and svg.lstrip().startswith(b"<svg")
         page.goto(url)
         png = tmp_path / f"qr{seat}.png"
         page.screenshot(path=str(png))
-        assert decode_qr(png) == f"{server.http}/join/{g['code']}{seat + 1}/"
+        assert decode_qr(png) == f"{server.http}/join/{seat_code(g, seat)}/"
     status, body = http(server, "GET", f"/api/games/{g['id']}/seats/4/qr.svg")
     assert status == 404 and body["error"]["code"] == "not_found"
 
@@ -146,9 +157,9 @@ def test_organiser_hands_a_seat_to_another_phone(daphne_server, django_user_mode
     token = organiser_token(server, django_user_model)
     auth = {"Authorization": f"Token {token}"}
     g = ok(server, "POST", "/api/games/", {"kind": "teeko"}, **auth)
-    gid, code = g["id"], g["code"]
-    ann = ok(server, "POST", "/api/join/", {"code": f"{code}1", "name": "Ann"})
-    bob = ok(server, "POST", "/api/join/", {"code": f"{code}2", "name": "Bob"})
+    gid = g["id"]
+    ann = ok(server, "POST", "/api/join/", {"code": seat_code(g, 0), "name": "Ann"})
+    bob = ok(server, "POST", "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
     a = Sock(server, gid, seat=0, secret=ann["secret"])
     b = Sock(server, gid, seat=1, secret=bob["secret"])
     assert a.command({"type": "place", "to": "a1"})["type"] == "ok"
@@ -160,7 +171,9 @@ def test_organiser_hands_a_seat_to_another_phone(daphne_server, django_user_mode
     assert status == 400 and body["error"]["code"] == "wrong_seat"
     assert Sock(server, gid, seat=0, secret=ann["secret"]).welcome["type"] == "welcome"
     out = ok(server, "POST", f"/api/games/{gid}/seats/0/release/", {}, **auth)
-    assert out == {"game": gid, "seat": 0, "code": f"{code}1", "name": "Ann"}
+    new_code = out.pop("code")
+    assert out == {"game": gid, "seat": 0, "name": "Ann"}
+    assert new_code != seat_code(g, 0) and len(new_code) == 8
     told = a.until(lambda f: f["type"] == "seat_released")
     assert told["seat"] == 0
     with pytest.raises(ConnectionClosed) as closed:
@@ -172,8 +185,11 @@ def test_organiser_hands_a_seat_to_another_phone(daphne_server, django_user_mode
     status, body = http(server, "POST", f"/api/games/{gid}/seats/0/release/", {}, **auth)
     assert status == 409 and body["error"]["code"] == "open_seat"
     assert events(server, gid) == before  # (no event: who holds a seat is not the game)
-    # the new phone joins the same seat code; the name stays
-    phone = ok(server, "POST", "/api/join/", {"code": f"{code}1"})
+    # the old code (its player knew it) joins nothing; the new phone joins with the new
+    # one; the name stays
+    status, body = http(server, "POST", "/api/join/", {"code": seat_code(g, 0)})
+    assert status == 404 and body["error"]["code"] == "not_found"
+    phone = ok(server, "POST", "/api/join/", {"code": new_code})
     assert phone["seat"] == 0 and phone["secret"] != ann["secret"]
     assert phone["game"]["seats"][0]["name"] == "Ann" and phone["game"]["status"] == "live"
     p = Sock(server, gid, seat=0, secret=phone["secret"])
@@ -191,9 +207,9 @@ def test_organiser_hands_a_seat_to_a_bot(daphne_server, django_user_model):
     token = organiser_token(server, django_user_model)
     auth = {"Authorization": f"Token {token}"}
     g = ok(server, "POST", "/api/games/", {"kind": "teeko"}, **auth)
-    gid, code = g["id"], g["code"]
-    ann = ok(server, "POST", "/api/join/", {"code": f"{code}1", "name": "Ann"})
-    bob = ok(server, "POST", "/api/join/", {"code": f"{code}2", "name": "Bob"})
+    gid = g["id"]
+    ann = ok(server, "POST", "/api/join/", {"code": seat_code(g, 0), "name": "Ann"})
+    bob = ok(server, "POST", "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
     a = Sock(server, gid, seat=0, secret=ann["secret"])
     b = Sock(server, gid, seat=1, secret=bob["secret"])
     watcher = Sock(server, gid)
@@ -228,9 +244,9 @@ def test_organiser_hands_a_seat_to_a_bot(daphne_server, django_user_model):
 def test_rematch_same_people_same_seats_once(daphne_server):
     server = daphne_server
     g = ok(server, "POST", "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
-    gid, code = g["id"], g["code"]
+    gid = g["id"]
     ann_secret = g["joined"]["secret"]
-    bob = ok(server, "POST", "/api/join/", {"code": f"{code}2", "name": "Bob"})
+    bob = ok(server, "POST", "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
     a = Sock(server, gid, seat=0, secret=ann_secret)
     b = Sock(server, gid, seat=1, secret=bob["secret"])
     watcher = Sock(server, gid)

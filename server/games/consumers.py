@@ -58,7 +58,7 @@ def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any) -> dict[str, A
 
     g = (
         Game.objects.filter(pk=game_id)
-        .values("id", "kind", "options", "status", "code", "num_seats")
+        .values("id", "kind", "options", "status", "num_seats")
         .first()
     )
     if g is None:
@@ -324,7 +324,6 @@ class GameConsumer(AsyncWebsocketConsumer):
                     "game": self.game_id,
                     "kind": g["kind"],
                     "options": g["options"],
-                    "code": g["code"],
                     "status": g["status"],
                     "seat": seat,
                     "viewer": self.viewer,

@@ -1001,6 +1001,7 @@ def _store_game(
     table: dict[str, Any] | None = None,
     season: Any = None,
     versions: list[int] | None = None,
+    public: bool = False,
 ) -> tuple[Game, dict[int, str]]:
     """Store a new game with its first ``records``. Times: the game's ``created_at`` and its
     events' are the transaction's ``now()`` (so the game is never created after its first
@@ -1020,6 +1021,7 @@ def _store_game(
             league=in_league,
             season=_season(season, in_league),
             created_by=created_by,
+            public=public,
         )
         game.save()
         with connection.cursor() as cur:  # (auto_now_add took Python's clock, after now())
@@ -1066,13 +1068,17 @@ def create_game(
     rng: Random | None = None,
     table: Any = None,
     season: Any = None,
+    public: Any = False,
 ) -> Game:
     """Create a game and append its start events. ``seats``: one spec per seat, e.g.
     ``{"kind": "open"}``, ``{"kind": "bot", "level": 2}``, ``{"kind": "user", "username": "ann"}``
     or ``{"kind": "guest", "name": "Bob"}`` (missing seats are open). ``table``: time rules
     (see :func:`server.games.tablerules.parse_rules`; None: none). ``season``: the season of
-    ``league`` the game counts in (a Season or its id; None: none). Guest secrets are on
+    ``league`` the game counts in (a Season or its id; None: none). ``public``: listed to
+    everyone (else private: docs/protocol.md, "Private tables"). Guest secrets are on
     ``game.guest_secrets`` ({seat: secret}). Raises OptionsError."""
+    if not isinstance(public, bool):
+        raise OptionsError("public is true (listed to everyone) or false (private)")
     cg = _game_kind(kind)
     opts = cg.options(options if options is not None else {})
     rules = tablerules.parse_rules(kind, table)
@@ -1083,7 +1089,8 @@ def create_game(
     for ev in events:
         state = cg.evolve(state, ev)
     game, guest_secrets = _store_game(
-        kind, opts, seats, records, state, league, created_by, table=rules, season=season
+        kind, opts, seats, records, state, league, created_by, table=rules, season=season,
+        public=public,
     )
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     game.seating = seating(events)  # type: ignore[attr-defined]
@@ -1220,11 +1227,14 @@ def _check_start_options(cg: CoreGame, i: int, options: Any) -> None:
 
 
 def join_seat(
-    game_id: int, seat: int | None = None, user: Any = None, name: str | None = None
+    game_id: int, seat: int | None = None, user: Any = None, name: str | None = None,
+    code: str | None = None,
 ) -> tuple[int, str | None]:
     """Take an open seat (or the given one) as ``user`` or as a guest called ``name``.
     Returns (seat number, guest secret or None). A user who already holds a seat (the asked
-    one, or any when none is asked) gets it back. Raises JoinError / NotFound."""
+    one, or any when none is asked) gets it back. ``code``: the seat's code the caller gave
+    (checked again under the game's lock: a seat released meanwhile has a new one). Raises
+    JoinError / NotFound."""
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
         raise JoinError("seat must be an integer")
     authed = user is not None and getattr(user, "is_authenticated", False)
@@ -1235,6 +1245,8 @@ def join_seat(
         if game.status == Game.FINISHED:
             raise JoinError("the game is over")
         seats = list(game.seat_set.all())
+        if code is not None and not any(s.number == seat and s.code == code for s in seats):
+            raise NotFound(f"no seat with code {shown(code)}")
         if authed:
             mine = [
                 s

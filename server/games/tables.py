@@ -1,12 +1,20 @@
-"""A table's seats from the outside (docs/protocol.md, "Tables: seat codes, phones, rematch").
+"""A table's seats from the outside (docs/protocol.md, "Tables: seat codes, phones, rematch",
+and "Private tables").
 
-* A seat's code is the game's join code followed by the seat's number as players count
-  (1-8): game ``K7QF9A``, seat 2 -> ``K7QF9A3``. :func:`by_code` reads both forms.
+* Every seat has its own code (``Seat.code``): 8 symbols of ``JOIN_ALPHABET`` (no 0/O/1/I),
+  random (``secrets``), 40 bits. A code is shown only to the table's organiser and its seat
+  holders (:func:`sees_codes`); :func:`by_code` finds the seat of a code (case, spaces and
+  hyphens aside). A released seat gets a new code: the old one joins nothing any more.
+* A table is private unless its organiser opens it (``Game.public``; :func:`set_public`):
+  the lists of tables (the API's, the front page's, the TV's) show the public ones, and to a
+  logged-in user also their own and their leagues' (:func:`listed`); an open seat of a
+  private table is joined with its seat code only (:func:`join_by_id_refused`).
 * ``GET /api/games/<id>/seats/<n>/qr.svg``: the QR code of ``http://<host>/join/<seat code>/``
-  (the phone's seat page, host as the request reached the server), drawn by segno.
+  (the phone's seat page, host as the request reached the server), drawn by segno; for the
+  organiser and the seat holders, or for whoever gives the seat's code (``?code=``).
 * ``POST /api/games/<id>/seats/<n>/release/`` (the organiser): the seat's credential is
-  revoked (its sockets are told and closed) and the seat can be joined again under the same
-  code; the player's name stays. No event: who holds a seat is not part of the game, as a
+  revoked (its sockets are told and closed), the seat gets a new code and can be joined again
+  under it; the player's name stays. No event: who holds a seat is not part of the game, as a
   join is not.
 * ``POST /api/games/<id>/seats/<n>/bot/`` (the organiser): the seat is played by a bot from
   now on: a ``seat_to_bot`` event with ``"by": null`` (the organiser is no seat), in the same
@@ -34,12 +42,11 @@ from django.db import transaction
 
 from . import store, tablerules
 from .inputs import shown
-from .models import Game, Seat
+from .models import JOIN_ALPHABET, SEAT_CODE_LENGTH, Game, Seat, new_seat_code
 
 log = logging.getLogger("server.games")
 
 MAX_CODE = 16
-SEAT_DIGITS = "12345678"
 RELEASED_CLOSE = 4001
 """Close code of a socket whose seat the organiser handed to another phone or to a bot (the
 client should not reconnect with that credential: it is revoked)."""
@@ -53,25 +60,107 @@ class TableError(Exception):
         self.status, self.code, self.reason = status, code, reason
 
 
-def seat_code(game_code: str, seat: int) -> str:
-    """The short code of ``seat`` (0-based) of the game with join code ``game_code``."""
-    return f"{game_code}{seat + 1}"
+def normal_code(code: Any) -> str | None:
+    """A code as typed (any case, spaces or hyphens between its symbols) in its stored form,
+    or None when it cannot be one."""
+    if not isinstance(code, str) or len(code) > 2 * MAX_CODE:
+        return None
+    up = code.replace(" ", "").replace("-", "").upper()
+    if not 0 < len(up) <= MAX_CODE or any(c not in JOIN_ALPHABET for c in up):
+        return None
+    return up
 
 
-def by_code(code: Any) -> tuple[Game, int | None]:
-    """(game, seat) named by a join code: a game's code (seat None) or a seat's code (the
-    game's code and the seat's number 1-8). Case-insensitive; NotFound for anything else."""
-    ok = isinstance(code, str) and 0 < len(code) <= MAX_CODE and code.isalnum() and code.isascii()
-    if ok:
-        up = code.upper()
-        g = Game.objects.filter(code=up).first()
-        if g is not None:
-            return g, None
-        if len(up) > 1 and up[-1] in SEAT_DIGITS:
-            g = Game.objects.filter(code=up[:-1]).first()
-            if g is not None and int(up[-1]) <= g.num_seats:
-                return g, int(up[-1]) - 1
-    raise store.NotFound(f"no game or seat with code {shown(code, MAX_CODE)}")
+def by_code(code: Any) -> tuple[Game, int]:
+    """(game, seat) named by a seat's code (see :func:`normal_code`); NotFound for anything
+    else, a released seat's old code included."""
+    up = normal_code(code)
+    if up is not None:
+        row = Seat.objects.filter(code=up).select_related("game").first()
+        if row is not None:
+            return row.game, row.number
+    raise store.NotFound(f"no seat with code {shown(code, MAX_CODE)}")
+
+
+def fresh_code() -> str:
+    """A seat code no seat has (a clash of 40 random bits is rare: drawn again)."""
+    for _ in range(20):
+        code = new_seat_code()
+        if not Seat.objects.filter(code=code).exists():
+            return code
+    return new_seat_code() + new_seat_code()[: MAX_CODE - SEAT_CODE_LENGTH]
+
+
+def _authed(user: Any) -> bool:
+    return user is not None and bool(getattr(user, "is_authenticated", False))
+
+
+def holds_seat(g: Game, user: Any = None, seat: Any = None, secret: Any = None) -> bool:
+    """Whether these credentials hold a seat of ``g`` now: a user seat of ``user``, or guest
+    seat ``seat`` with its ``secret`` (uses the game's prefetched seats when there are)."""
+    rows = list(g.seat_set.all())
+    if _authed(user) and any(r.kind == Seat.USER and r.user_id == user.pk for r in rows):
+        return True
+    if isinstance(seat, int) and not isinstance(seat, bool) and isinstance(secret, str):
+        return any(
+            r.number == seat and r.kind == Seat.GUEST and r.claimed and bool(r.secret)
+            and hmac.compare_digest(r.secret, store.hash_secret(secret))
+            for r in rows
+        )
+    return False
+
+
+def sees_codes(g: Game, user: Any = None, seat: Any = None, secret: Any = None) -> bool:
+    """Whether a request with these credentials may see the seat codes of ``g``: its
+    organiser and the holders of its seats; nobody else."""
+    return is_organiser(user, g) or holds_seat(g, user, seat, secret)
+
+
+def listed(qs: Any, user: Any) -> Any:
+    """The games of ``qs`` a list shows to ``user`` (None or anonymous: the public ones;
+    a logged-in user also sees the ones they created, sit at, or of their leagues)."""
+    from django.db.models import Q
+
+    shown_ = Q(public=True)
+    if _authed(user):
+        shown_ |= (
+            Q(created_by_id=user.pk)
+            | Q(pk__in=Seat.objects.filter(user_id=user.pk).values("game_id"))
+            | Q(league_id__in=user.leagues.values("pk"))
+        )
+    return qs.filter(shown_)
+
+
+def join_by_id_refused(g: Game, user: Any) -> str | None:
+    """Why ``user`` may not take an open seat of ``g`` by its id (without a seat code), or
+    None: a public table, its organiser, a member of its league (where the league's rules
+    apply), or a user who already sits at it (their seat back) may; a private table is
+    joined with a seat code the organiser hands out."""
+    if g.public or is_organiser(user, g) or g.league_id is not None:
+        return None
+    if _authed(user) and g.seat_set.filter(user_id=user.pk).exclude(kind=Seat.BOT).exists():
+        return None
+    return ("this table is private: join it with the seat code its organiser shows "
+            "(POST /api/join/ {\"code\": ...})")
+
+
+def set_public(game_id: int, public: Any, user: Any) -> dict[str, Any]:
+    """The organiser opens the table to the public (listed to everyone, open seats taken by
+    id) or makes it private again."""
+    if not isinstance(public, bool):
+        raise TableError(400, "malformed", "public is true or false")
+    with transaction.atomic():
+        g = Game.objects.select_for_update().filter(pk=game_id).first()
+        if g is None:
+            raise store.NotFound(f"no game {game_id}")
+        if not is_organiser(user, g):
+            raise TableError(
+                403, "forbidden",
+                "only the table's organiser (the user who created it, or a staff user) opens "
+                "it to the public or closes it: send Authorization: Token <key>",
+            )
+        Game.objects.filter(pk=game_id).update(public=public)
+    return {"game": game_id, "public": public}
 
 
 def seat_qr_svg(url: str) -> str:
@@ -86,7 +175,7 @@ def seat_qr_svg(url: str) -> str:
 
 
 def is_organiser(user: Any, g: Game) -> bool:
-    if user is None or not getattr(user, "is_authenticated", False):
+    if not _authed(user):
         return False
     return bool(user.is_staff) or (g.created_by_id is not None and g.created_by_id == user.pk)
 
@@ -143,7 +232,8 @@ def _revoke_sockets(game_id: int, seat: int, reason: str) -> None:
 
 def release(game_id: int, seat: Any, user: Any) -> dict[str, Any]:
     """The organiser frees ``seat`` for another phone: its credential (user or guest secret)
-    stops holding it, its sockets are closed, the name stays, the seat code joins it."""
+    stops holding it, its sockets are closed, the name stays, and it gets a new code (the
+    old one, which its player knew, joins nothing any more)."""
     seat = _seat_number(seat)
     with transaction.atomic():
         g = _organiser_game(game_id, user)
@@ -152,13 +242,14 @@ def release(game_id: int, seat: Any, user: Any) -> dict[str, Any]:
             raise TableError(409, "bot_seat", f"seat {seat} is played by a bot")
         if not row.claimed:
             raise TableError(409, "open_seat", f"seat {seat} is open already")
+        code = fresh_code()
         Seat.objects.filter(pk=row.pk).update(
-            kind=Seat.OPEN, user=None, secret="", claimed=False
+            kind=Seat.OPEN, user=None, secret="", claimed=False, code=code
         )
         transaction.on_commit(lambda: _revoke_sockets(
             game_id, seat, "the organiser handed this seat to another phone"))
         transaction.on_commit(lambda: store._notify_seats(game_id))
-    return {"game": game_id, "seat": seat, "code": seat_code(g.code, seat), "name": row.name}
+    return {"game": game_id, "seat": seat, "code": code, "name": row.name}
 
 
 def to_bot(game_id: int, seat: Any, level: Any, user: Any) -> dict[str, Any]:
@@ -289,7 +380,7 @@ def rematch(game_id: int, user: Any, seat: Any, secret: Any) -> dict[str, Any]:
                     rules.pop("increment", None)  # (stored as 0 without a clock)
             new = store.create_game(g.kind, g.options, _specs(g), created_by=g.created_by,
                                     table=rules)
-            Game.objects.filter(pk=new.pk).update(rematch_of=g)
+            Game.objects.filter(pk=new.pk).update(rematch_of=g, public=g.public)
             Seat.objects.filter(game_id=new.pk, kind=Seat.GUEST).update(secret="")
             created = True
         where = _new_seat(new, held.number)

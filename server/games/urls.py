@@ -30,6 +30,7 @@ urlpatterns = [
     path("api/games/", views.games),
     path("api/games/<id:game_id>/", views.game_detail),
     path("api/games/<id:game_id>/join/", views.join),
+    path("api/games/<id:game_id>/public/", views.game_public),
     path("api/games/<id:game_id>/state/", views.state),
     path("api/games/<id:game_id>/log/", views.export_log),
     path("api/games/<id:game_id>/verify/", views.verify),

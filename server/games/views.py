@@ -110,9 +110,13 @@ def iso(dt: Any) -> str | None:
 
 
 def game_json(
-    g: Game, seq: int | None = None, table: dict[int, dict[str, Any]] | None = None
+    g: Game, seq: int | None = None, table: dict[int, dict[str, Any]] | None = None,
+    codes: bool = False, own_seat: int | None = None,
 ) -> dict[str, Any]:
-    """``table``: :func:`tablerules.table_rules` of a list of games (else looked up)."""
+    """``table``: :func:`tablerules.table_rules` of a list of games (else looked up).
+    Seat codes are secret: ``codes`` gives every seat's (for the organiser and the seat
+    holders only: :func:`tables.sees_codes`), ``own_seat`` that seat's (a request that named
+    it by its code); every other seat's ``code`` is null."""
     if seq is None:
         seq = g.events.aggregate(m=Max("seq"))["m"] or 0
     if table is None:
@@ -122,7 +126,7 @@ def game_json(
         "kind": g.kind,
         "options": g.options,
         "status": g.status,
-        "code": g.code,
+        "public": g.public,
         "seats": [
             {
                 "seat": s.number,
@@ -131,7 +135,7 @@ def game_json(
                 "taken": s.filled,
                 "bot_level": s.bot_level or None,
                 "replaced": store.seat_replaced(s),
-                "code": tables.seat_code(g.code, s.number),
+                "code": s.code if codes or s.number == own_seat else None,
             }
             for s in g.seat_set.all()
         ],
@@ -294,7 +298,10 @@ def games(request: HttpRequest) -> Any:
     if request.method == "POST":
         return create(request)
     open_due_fixtures()
-    qs = Game.objects.all().select_related("league").prefetch_related("seat_set")
+    user = viewing_user(request)
+    qs = tables.listed(
+        Game.objects.all().select_related("league").prefetch_related("seat_set"), user
+    )
     status = request.GET.get("status")
     if status:
         if status not in (Game.OPEN, Game.LIVE, Game.FINISHED):
@@ -315,7 +322,33 @@ def games(request: HttpRequest) -> Any:
     rows = list(qs.order_by("-id")[:limit])
     seqs = last_seqs(rows)
     table = tablerules.table_rules([g.pk for g in rows])
-    return {"games": [game_json(g, seqs.get(g.pk, 0), table) for g in rows]}
+    return {"games": [game_json(g, seqs.get(g.pk, 0), table, codes=tables.sees_codes(g, user))
+                      for g in rows]}
+
+
+def viewing_user(request: HttpRequest) -> Any:
+    """The user a read of the API is for: the token's, else the browser session's (a page's
+    own fetches carry its cookie); None when neither."""
+    user = getattr(request, "api_user", None)
+    if user is None:
+        session_user = getattr(request, "user", None)
+        if session_user is not None and session_user.is_authenticated:
+            user = session_user
+    return user
+
+
+def rate_limited(request: HttpRequest) -> JsonResponse | None:
+    """(joins and code lookups) the 429 answer when the client's address is over
+    ``GAMENIGHT["JOIN_RATE"]`` (:mod:`.joinlimit`), else None (and the request counted)."""
+    from . import joinlimit
+
+    try:
+        joinlimit.hit(request)
+    except joinlimit.Limited as exc:
+        resp = error(429, "rate_limited", exc.reason)
+        resp["Retry-After"] = str(exc.retry_after)
+        return resp
+    return None
 
 
 def open_due_fixtures() -> None:
@@ -361,6 +394,7 @@ def create(request: HttpRequest) -> Any:
             created_by=user,
             table=data.get("table"),
             season=data["season"] if "season" in data else running_season(data.get("league")),
+            public=data.get("public", False),
         )
         refused = create_refused(user, game)
         if refused is not None:  # (raised inside the transaction: nothing is created)
@@ -381,7 +415,7 @@ def create(request: HttpRequest) -> Any:
                     raise store.JoinError(said) from None
                 raise
             joined = {"seat": seat, "secret": secret}
-        out = game_json(get_game(game.pk))
+        out = game_json(get_game(game.pk), codes=True)  # (its creator: the codes to hand out)
     if (core.GAMES[game.kind].analysis_module()
             and any(s["bot_level"] == "perfect" for s in out["seats"])):
         from .solved import ensure_table
@@ -433,30 +467,52 @@ def running_season(league: Any) -> Any:
 
 @api(("GET",))
 def game_detail(request: HttpRequest, game_id: int) -> Any:
-    out = game_json(get_game(game_id))
+    """The game; its seat codes for the organiser and the seat holders (a token, or
+    ``?seat=<n>`` with the guest's secret in ``X-Seat-Secret``)."""
+    g = get_game(game_id)
+    raw = request.GET.get("seat", "")
+    seat = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 3 else None
+    secret = request.headers.get("X-Seat-Secret")
+    out = game_json(g, codes=tables.sees_codes(g, viewing_user(request), seat, secret))
     out["rematch"] = tables.rematch_of(game_id)
     return out
 
 
+@api(("POST",))
+def game_public(request: HttpRequest, game_id: int) -> Any:
+    """The organiser opens the table to the public or closes it: ``{"public": true}``."""
+    data = body(request)
+    return _table_call(tables.set_public, game_id, data.get("public"), request.api_user)  # type: ignore[attr-defined]
+
+
 @api(("GET",))
 def game_by_code(request: HttpRequest, code: str) -> Any:
-    """A game by its join code, or by a seat's code (then ``seat`` names that seat)."""
+    """The game of a seat's code (``seat`` names that seat; only that seat's code is given,
+    unless the request is the organiser's or a seat holder's). Rate-limited per address."""
+    limited = rate_limited(request)
+    if limited is not None:
+        return limited
     g, seat = tables.by_code(code)
-    out = game_json(g)
+    out = game_json(g, codes=tables.sees_codes(g, viewing_user(request)), own_seat=seat)
     out["seat"] = seat
     out["rematch"] = tables.rematch_of(g.pk)
     return out
 
 
 def by_code(code: Any) -> Game:
-    """The game with this join code or seat code (case-insensitive); NotFound for anything
-    else."""
+    """The game of this seat code (case-insensitive); NotFound for anything else."""
     return tables.by_code(code)[0]
 
 
-def _join(request: HttpRequest, game_id: int, seat: Any = None) -> Any:
+def _join(
+    request: HttpRequest, game_id: int, seat: Any = None, code: str | None = None
+) -> Any:
     data = body(request)
-    refused = join_refused(request.api_user, get_game(game_id))  # type: ignore[attr-defined]
+    g = get_game(game_id)
+    user = request.api_user  # type: ignore[attr-defined]
+    refused = join_refused(user, g)
+    if refused is None and code is None:
+        refused = tables.join_by_id_refused(g, user)
     if refused is not None:
         raise ApiError(403, "forbidden", refused)
     asked = data.get("seat")
@@ -465,22 +521,35 @@ def _join(request: HttpRequest, game_id: int, seat: Any = None) -> Any:
     seat, secret = store.join_seat(
         game_id,
         seat if seat is not None else asked,
-        user=request.api_user,  # type: ignore[attr-defined]
+        user=user,
         name=data.get("name"),
+        code=code,
     )
-    return {"game": game_json(get_game(game_id)), "seat": seat, "secret": secret}
+    # (a seat holder now: the table's codes, to bring the others in)
+    return {"game": game_json(get_game(game_id), codes=True), "seat": seat, "secret": secret}
 
 
 @api(("POST",))
 def join(request: HttpRequest, game_id: int) -> Any:
+    """An open seat of a public table, or of a private one for its organiser, its league's
+    members and the users who sit at it (a private table is joined by seat code).
+    Rate-limited per address."""
+    limited = rate_limited(request)
+    if limited is not None:
+        return limited
     return _join(request, game_id)
 
 
 @api(("POST",))
 def join_by_code(request: HttpRequest) -> Any:
-    """``code``: a game's join code (``seat`` optional, as for ``/join/``) or a seat's code."""
-    g, seat = tables.by_code(body(request).get("code"))
-    return _join(request, g.pk, seat)
+    """``code``: a seat's code (from the organiser: the table page or the app shows it).
+    Rate-limited per address."""
+    limited = rate_limited(request)
+    if limited is not None:
+        return limited
+    code = body(request).get("code")
+    g, seat = tables.by_code(code)
+    return _join(request, g.pk, seat, code=tables.normal_code(code))
 
 
 def _table_call(fn: Callable[..., Any], *args: Any) -> Any:
@@ -492,11 +561,24 @@ def _table_call(fn: Callable[..., Any], *args: Any) -> Any:
 
 @api(("GET",))
 def seat_qr(request: HttpRequest, game_id: int, seat: int) -> Any:
-    """The QR code (SVG) of the seat page ``/join/<seat code>/`` on the host as reached."""
+    """The QR code (SVG) of the seat page ``/join/<seat code>/`` on the host as reached: for
+    the organiser and the seat holders, or for a request that gives the seat's code
+    (``?code=``: what a page without the organiser's token shows; rate-limited)."""
     g = get_game(game_id)
     if not 0 <= seat < g.num_seats:
         raise ApiError(404, "not_found", f"no seat {seat} at this table (0..{g.num_seats - 1})")
-    url = request.build_absolute_uri(f"/join/{tables.seat_code(g.code, seat)}/")
+    row = g.seat_set.get(number=seat)
+    given = request.GET.get("code")
+    if given is not None:
+        limited = rate_limited(request)
+        if limited is not None:
+            return limited
+        if tables.normal_code(given) != row.code:
+            raise ApiError(403, "forbidden", "that is not this seat's code")
+    elif not tables.sees_codes(g, viewing_user(request)):
+        raise ApiError(403, "forbidden", "a seat's QR code is for the table's organiser and "
+                       "its players: send Authorization: Token <key>, or the seat's code")
+    url = request.build_absolute_uri(f"/join/{row.code}/")
     resp = HttpResponse(tables.seat_qr_svg(url), content_type="image/svg+xml")
     resp["Cache-Control"] = "no-store"  # (the host in it is the request's)
     return resp
@@ -525,7 +607,7 @@ def rematch(request: HttpRequest, game_id: int) -> Any:
     out = _table_call(
         tables.rematch, game_id, request.api_user, data.get("seat"), secret  # type: ignore[attr-defined]
     )
-    out["table"] = game_json(get_game(out["game"]))
+    out["table"] = game_json(get_game(out["game"]), codes=True)  # (a seat holder of it)
     return out
 
 

@@ -1,5 +1,6 @@
-"""The server's front page (``/``): open tables with their join codes, games in progress, the
-latest finished games and the league standings."""
+"""The server's front page (``/``): open tables, games in progress, the latest finished games
+and the league standings. The tables are the public ones, and for a logged-in user also
+their own and their leagues' (``tables.listed``); no seat code is ever shown here."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.shortcuts import render
 
 import core
 from core import words
+from server.games import tables
 from server.games.models import Game
 from server.games.views import _seat_label, error, last_seqs, open_due_fixtures
 from server.leagues import api as league_api
@@ -30,15 +32,16 @@ def _result(g: Game, names: list[str]) -> str:
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The server's front page: open tables with their join codes, games in progress, the
-    latest finished games and the league standings (refreshes itself every 30 s)."""
+    """The server's front page: open tables, games in progress, the latest finished games
+    and the league standings (refreshes itself every 30 s)."""
     if request.method not in ("GET", "HEAD"):
         return error(405, "method_not_allowed", "use GET")
     open_due_fixtures()
+    user = request.user if request.user.is_authenticated else None
 
     def rows(status: str) -> list[dict[str, Any]]:
         games_ = list(
-            Game.objects.filter(status=status)
+            tables.listed(Game.objects.filter(status=status), user)
             .select_related("league")
             .prefetch_related("seat_set")
             .order_by("-id")[:HOME_LIMIT]
@@ -53,7 +56,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 {
                     "id": g.pk,
                     "kind": g.kind,
-                    "code": g.code,
+                    "public": g.public,
                     "league": g.league.name if g.league else "",
                     "seats": (f"{taken} of {len(seats)} taken: " if status == Game.OPEN else "")
                     + ", ".join(names),

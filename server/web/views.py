@@ -17,7 +17,14 @@ import core
 from core.api import ALL, SPECTATOR
 from server.games import store
 from server.games.models import Game
-from server.games.views import ApiError, api, game_json, last_seqs
+from server.games.views import (
+    ApiError,
+    api,
+    game_json,
+    last_seqs,
+    rate_limited,
+    viewing_user,
+)
 
 MAX_RANGE = 1000
 """Most views one ``/views/`` answer holds (a 2,000-event Teka match: two requests)."""
@@ -150,8 +157,12 @@ def tv_page(request: HttpRequest) -> HttpResponse:
     bad = _page_methods(request)
     if bad is not None:
         return bad
+    from server.games import tables
+
+    # (the public tables, and for a logged-in user also theirs and their leagues')
     rows = list(
-        Game.objects.filter(status=Game.LIVE).prefetch_related("seat_set").order_by("id")[:200]
+        tables.listed(Game.objects.filter(status=Game.LIVE), viewing_user(request))
+        .prefetch_related("seat_set").order_by("id")[:200]
     )
     seqs = last_seqs(rows)
     config = {"games": [game_json(g, seqs.get(g.pk, 0), {}) for g in rows],
@@ -314,10 +325,14 @@ def table_page(request: HttpRequest, game_id: str) -> HttpResponse:
     bad = _page_methods(request)
     if bad is not None:
         return bad
+    from server.games import tables
+
     g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
     if g is None:
         return render(request, "web/missing.html", {"game_id": game_id}, status=404)
-    info = game_json(g)
+    # The seat codes only for the organiser's (or a player's) browser session; the page asks
+    # for them with the organiser's login otherwise (table.js).
+    info = game_json(g, codes=tables.sees_codes(g, viewing_user(request)))
     config = {"game": info, "join": request.build_absolute_uri("/join/"), "info": game_info(g)}
     title = page_title(g, " · table")
     return render(request, "web/table.html", {"config": config, "title": title, "game": info})
@@ -325,18 +340,32 @@ def table_page(request: HttpRequest, game_id: str) -> HttpResponse:
 
 def seat_page(request: HttpRequest, code: str) -> HttpResponse:
     """``/join/<code>/``: a seat on a phone, no install. A seat code opens that seat (joined
-    here, or taken back with the credential this phone keeps); a game code offers the open
-    seats. The page shows the seat's own view only, as the socket gives it to that seat."""
+    here, or taken back with the credential this phone keeps); nothing else opens it (a
+    released seat's old code is gone). The page shows the seat's own view only, as the socket
+    gives it to that seat. Rate-limited per address, as the API's code lookups."""
     from server.games import tables
 
     bad = _page_methods(request)
     if bad is not None:
         return bad
+    limited = rate_limited(request)
+    if limited is not None:  # (the same limit as the API's joins and code lookups)
+        page = HttpResponse(limited_text(limited), status=429,
+                            content_type="text/plain; charset=utf-8")
+        page["Retry-After"] = limited["Retry-After"]
+        return page
     try:
         g, seat = tables.by_code(code)
     except store.NotFound:
         return render(request, "web/missing.html", {"game_id": code}, status=404)
-    info = game_json(g)
-    config = {"game": info, "seat": seat, "code": code.upper(), "info": game_info(g)}
+    info = game_json(g, own_seat=seat)  # (that seat's code only: the one in the address)
+    config = {"game": info, "seat": seat, "code": tables.normal_code(code), "info": game_info(g)}
     title = page_title(g)
     return render(request, "web/seat.html", {"config": config, "title": title, "game": info})
+
+
+def limited_text(resp: HttpResponse) -> str:
+    """The reason of a 429 JSON answer, for a page."""
+    import json
+
+    return str(json.loads(resp.content)["error"]["reason"]) + "\n"
