@@ -327,14 +327,11 @@ def games(request: HttpRequest) -> Any:
 
 
 def viewing_user(request: HttpRequest) -> Any:
-    """The user a read of the API is for: the token's, else the browser session's (a page's
-    own fetches carry its cookie); None when neither."""
-    user = getattr(request, "api_user", None)
-    if user is None:
-        session_user = getattr(request, "user", None)
-        if session_user is not None and session_user.is_authenticated:
-            user = session_user
-    return user
+    """The user a read is for (the API's or a page's): the token's, else the browser
+    session's (:func:`token_user`); None when neither."""
+    if hasattr(request, "api_user"):
+        return request.api_user
+    return token_user(request)
 
 
 def rate_limited(request: HttpRequest) -> JsonResponse | None:

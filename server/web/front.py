@@ -13,7 +13,7 @@ import core
 from core import words
 from server.games import tables
 from server.games.models import Game
-from server.games.views import _seat_label, error, last_seqs, open_due_fixtures
+from server.games.views import _seat_label, error, last_seqs, open_due_fixtures, viewing_user
 from server.leagues import api as league_api
 from server.leagues.models import League
 
@@ -37,7 +37,7 @@ def home(request: HttpRequest) -> HttpResponse:
     if request.method not in ("GET", "HEAD"):
         return error(405, "method_not_allowed", "use GET")
     open_due_fixtures()
-    user = request.user if request.user.is_authenticated else None
+    user = viewing_user(request)
 
     def rows(status: str) -> list[dict[str, Any]]:
         games_ = list(
