@@ -122,7 +122,8 @@ def test_seat_codes_name_a_seat(daphne_server):
     # the game's own code joins nothing (only a seat's code does)
     status, body = http(server, "POST", "/api/join/", {"code": game_code, "seat": 2})
     assert status == 404 and body["error"]["code"] == "not_found"
-    assert ok(server, "POST", "/api/join/", {"code": codes[2], "seat": 2, "name": "Di"})["seat"] == 2
+    di = ok(server, "POST", "/api/join/", {"code": codes[2], "seat": 2, "name": "Di"})
+    assert di["seat"] == 2
 
 
 def decode_qr(png: Path) -> str:
