@@ -166,8 +166,14 @@ def _die_with_parent() -> None:
 
 
 def daphne_command(fd: int, verbosity: int) -> list[str]:
-    return [sys.executable, "-m", "daphne", "--fd", str(fd), "-v", str(verbosity),
-            "--proxy-headers", "--application-close-timeout", "5", ASGI_APP]
+    """daphne on the shared listener. The client's address (what logins and joins are
+    throttled by) is the connection's; only behind a proxy (``GAMENIGHT_BEHIND_PROXY=1``)
+    is it taken from ``X-Real-IP``, which nginx sets (a client that talks to daphne
+    directly could write any address into a forwarding header)."""
+    proxy = (["--proxy-headers", "--proxy-headers-host", "X-Real-IP"]
+             if os.environ.get("GAMENIGHT_BEHIND_PROXY", "") not in ("", "0") else [])
+    return [sys.executable, "-m", "daphne", "--fd", str(fd), "-v", str(verbosity), *proxy,
+            "--application-close-timeout", "5", ASGI_APP]
 
 
 def banner(info: dict[str, Any], args: argparse.Namespace) -> None:

@@ -93,6 +93,8 @@ class Lobby:
             user = ""
             if username and password:
                 user = api.login(username, password)["username"]
+                if token and token != api.token:  # (the login it replaces: revoked)
+                    Api(api.base, token=token, timeout=3).logout()
             elif same_user and token:
                 api.token = token
                 try:
@@ -116,9 +118,19 @@ class Lobby:
         self._run(work, ok)
 
     def logout(self) -> None:
+        """Log out: the token is forgotten at once and revoked at the server in the
+        background (offline, it runs out by itself)."""
+        api = self.api
         self.api = None
         self.username = ""
         self.settings.set("token", "")
+        if api is not None and api.token:
+            revoke = Api(api.base, token=api.token, timeout=3)
+            if self.background:
+                threading.Thread(target=revoke.logout, name="gamenight-logout",
+                                 daemon=True).start()
+            else:
+                revoke.logout()
 
     # -- lists --------------------------------------------------------------------------------
     def refresh(self, done: Callable[[], None] | None = None) -> None:

@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 import threading
 import time
 import urllib.error
@@ -22,6 +24,16 @@ from typing import Any
 from client_kivy.vm.session import Post, Session
 
 Obj = dict[str, Any]
+
+
+def user_agent() -> str:
+    """What the app calls itself to the server (``gamenight-app/<version> (<system>)``): the
+    server lists the login as "gamenight app ... on <system>" among the user's sessions."""
+    system = "Android" if "ANDROID_ARGUMENT" in os.environ else (platform.system() or "unknown")
+    return f"gamenight-app/0.1 ({system})"
+
+
+USER_AGENT = user_agent()
 
 
 def unreachable_text(base: str, reason: Any) -> str:
@@ -83,6 +95,7 @@ class Api:
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(url, data=data, method=method)
         req.add_header("Accept", "application/json")
+        req.add_header("User-Agent", USER_AGENT)
         if data is not None:
             req.add_header("Content-Type", "application/json")
         if self.token:
@@ -110,6 +123,18 @@ class Api:
                                                       "password": password})
         self.token = out["token"]
         return out
+
+    def logout(self) -> None:
+        """Revoke this app's token at the server (best effort: offline, it simply runs out)
+        and forget it."""
+        if not self.token:
+            return
+        try:
+            self.request("POST", "/api/logout/", {})
+        except ApiError:
+            pass
+        finally:
+            self.token = ""
 
     def me(self) -> Obj:
         return dict(self.request("GET", "/api/me/"))

@@ -1,7 +1,9 @@
 // The table page (/games/<id>/table/): the shared screen of a table (a TV, a tablet, a
 // laptop): the live view a spectator gets, large, and for each open seat its QR code and
 // short code (docs/web.md). The organiser (a logged-in creator or staff user) may hand a
-// seat to another phone or to a bot.
+// seat to another phone or to a bot. The login is the browser's session: an HttpOnly cookie
+// no script can read, and every call that changes something carries the page's CSRF token
+// (docs/protocol.md, "Logging in"); nothing of it is kept in localStorage.
 import { update } from "./boards.js";
 import { learnKinds, playerNames, seatLabel, resultLine, reportError } from "./common.js";
 
@@ -9,7 +11,8 @@ const config = JSON.parse(document.getElementById("gn-config").textContent);
 let game = config.game;
 learnKinds({ [game.kind]: config.info });
 const $ = (id) => document.getElementById(id);
-let token = localStorage.getItem("gamenight-token");
+let organiser = null; // the logged-in user's name (the cookie itself is out of reach)
+let csrf = document.querySelector("#login input[name=csrfmiddlewaretoken]").value;
 let ws = null;
 
 function seatsList(seats) {
@@ -29,7 +32,7 @@ function seatsList(seats) {
       img.src = `/api/games/${game.id}/seats/${s.seat}/qr.svg`;
       li.append(img, textDiv("code", code), textDiv("", `${config.join}${code}/`));
     } else if (s.kind !== "bot") li.appendChild(textDiv("", s.connected === false ? "phone away" : "playing"));
-    if (token && game.status !== "finished") {
+    if (organiser && game.status !== "finished") {
       if (s.taken && s.kind !== "bot") li.appendChild(button("To another phone", () => act(s.seat, "release")));
       if (s.kind !== "bot") li.appendChild(button("To a bot", () => act(s.seat, "bot")));
     }
@@ -52,21 +55,79 @@ function button(text, fn) {
   return b;
 }
 
+// A POST with the session cookie and the page's CSRF token: {r, out}, the reason said on a refusal.
+async function post(path, data) {
+  const r = await fetch(path, { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json", "X-CSRFToken": csrf }, body: JSON.stringify(data || {}) });
+  let out = {};
+  try { out = await r.json(); } catch (e) { out = {}; }
+  $("org-error").textContent = r.ok ? "" : (out.error ? out.error.reason : `refused (${r.status})`);
+  if (r.status === 401) loggedIn(null); // (the session was revoked or ran out)
+  return { r, out };
+}
+
 async function act(seat, what) {
-  const r = await fetch(`/api/games/${game.id}/seats/${seat}/${what}/`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Token ${token}` }, body: "{}" });
-  const out = await r.json();
-  $("org-error").textContent = r.ok ? "" : (out.error ? out.error.reason : "refused");
+  await post(`/api/games/${game.id}/seats/${seat}/${what}/`);
+}
+
+function loggedIn(name) {
+  organiser = name;
+  $("org-out").hidden = !!name;
+  $("org-in").hidden = !name;
+  $("org-user").textContent = name || "";
+  if (!name) $("sessions").replaceChildren();
+  seatsList(game.seats);
 }
 
 $("login").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const r = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: $("user").value, password: $("password").value }) });
-  const out = await r.json();
-  if (!r.ok) { $("org-error").textContent = out.error ? out.error.reason : "refused"; return; }
-  token = out.token;
-  localStorage.setItem("gamenight-token", token);
-  seatsList(game.seats);
+  const { r, out } = await post("/api/login", { username: $("user").value, password: $("password").value, session: true });
+  if (!r.ok) return;
+  $("password").value = "";
+  csrf = out.csrf; // (a login gives the page a new CSRF token)
+  loggedIn(out.username);
 });
+
+$("logout").addEventListener("click", async () => {
+  const { r } = await post("/api/logout/");
+  if (r.ok) loggedIn(null);
+});
+
+// Where this user is logged in (the app, scripts, browsers): each can be logged out from here.
+async function showSessions() {
+  const r = await fetch("/api/sessions/", { credentials: "same-origin" });
+  if (!r.ok) return;
+  const ul = $("sessions");
+  ul.replaceChildren();
+  for (const s of (await r.json()).sessions) {
+    const li = document.createElement("li");
+    li.dataset.session = s.id;
+    const used = s.last_used_at ? new Date(s.last_used_at).toLocaleString() : "never";
+    const where = s.last_address && s.last_address !== s.address ? `${s.address}, last from ${s.last_address}` : s.address;
+    li.appendChild(textDiv("", `${s.client} (${s.kind === "browser" ? "browser" : "app or script"}) from ${where || "?"}; since ${new Date(s.created_at).toLocaleString()}, last used ${used}, until ${new Date(s.expires_at).toLocaleString()}`));
+    if (s.current) li.appendChild(textDiv("", "this browser"));
+    else li.appendChild(button("Log out there", async () => { if ((await post(`/api/sessions/${s.id}/revoke/`)).r.ok) showSessions(); }));
+    ul.appendChild(li);
+  }
+}
+
+$("org-sessions").addEventListener("toggle", () => { if ($("org-sessions").open) showSessions(); });
+$("revoke-others").addEventListener("click", async () => {
+  if ((await post("/api/sessions/revoke_others/")).r.ok) showSessions();
+});
+
+async function whoAmI() {
+  const r = await fetch("/api/me/", { credentials: "same-origin" });
+  if (r.ok) loggedIn((await r.json()).username);
+}
+
+// A 30-day token an older version of this page kept in localStorage (readable by any script
+// that got into the page): revoked at the server and forgotten.
+function forgetOldToken() {
+  const old = localStorage.getItem("gamenight-token");
+  if (old === null) return;
+  localStorage.removeItem("gamenight-token");
+  fetch("/api/logout/", { method: "POST", headers: { Authorization: `Token ${old}` } }).catch(() => {});
+}
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
@@ -89,4 +150,6 @@ function frame(f) {
 }
 
 seatsList(game.seats);
+forgetOldToken();
+whoAmI().catch(reportError);
 connect();
