@@ -192,9 +192,17 @@ def _csv_response(name: str) -> tuple[HttpResponse, Any]:
     return resp, csv.writer(resp)
 
 
+FORMULA_STARTS = frozenset("=+-@\t\r\n\uff1d\uff0b\uff0d\uff20")
+"""What a spreadsheet may read a cell starting with as a formula (OWASP, "CSV Injection":
+=, +, -, @, tab, carriage return; also a line feed, and the full-width forms of the four
+signs, which some spreadsheet programs take for them)."""
+
+
 def cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet will not run as a formula."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    """A CSV cell that a spreadsheet will not run as a formula: a text that starts (after
+    any spaces, which a spreadsheet may drop) with a formula's first character is prefixed
+    with a single quote, as OWASP advises; the quote shows it was done."""
+    if isinstance(value, str) and value.lstrip(" ")[:1] in FORMULA_STARTS:
         return "'" + value
     return value
 
