@@ -60,16 +60,16 @@ def square_name(i: int) -> str:
 
 
 def parse_square(s: str) -> int:
-    """``"a1"`` -> ``0``, ``"e5"`` -> ``24`` (case-insensitive). Raises ``ValueError``."""
+    """``"a1"`` -> ``0``, ``"e5"`` -> ``24``: one spelling, the name :func:`square_name`
+    gives (a lower-case file and a rank, nothing around them; a person's typing is read by
+    ``core.cli``). Raises ``ValueError``."""
     if not isinstance(s, str):
         raise ValueError(f"a square is a string like 'c3', not {s!r}")
     i = _SQUARE_INDEX.get(s, -1)
     if i >= 0:
         return i
-    t = s.strip().lower()
-    if len(t) != 2 or t[0] not in FILES or t[1] not in "12345":
-        raise ValueError(f"{s!r} is not a square: files a-e, ranks 1-5, e.g. 'c3'")
-    return (ord(t[1]) - ord("1")) * SIZE + (ord(t[0]) - ord("a"))
+    raise ValueError(f"{s[:20]!r} is not a square: a lower-case file a-e and a rank 1-5, "
+                     "nothing around them, e.g. 'c3'")
 
 
 def _bit(file: int, rank: int, size: int = SIZE) -> int:

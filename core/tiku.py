@@ -89,15 +89,14 @@ def square_name(i: int) -> str:
 
 
 def parse_square(s: Any) -> int:
-    """``"a1"`` -> ``0``, ``"f6"`` -> ``35`` (case-insensitive). Raises ``ValueError``."""
+    """``"a1"`` -> ``0``, ``"f6"`` -> ``35``: one spelling, the name :func:`square_name`
+    gives (a lower-case file and a rank, nothing around them). Raises ``ValueError``."""
     if isinstance(s, str) and s in _INDEX:
         return _INDEX[s]
     if not isinstance(s, str):
         raise ValueError(f"a square is a string like 'c3', not {s!r}")
-    t = s.strip().lower()
-    if len(t) != 2 or t[0] not in FILES or t[1] not in "123456":
-        raise ValueError(f"{s!r} is not a square: files a-f, ranks 1-6, e.g. 'c3'")
-    return (ord(t[1]) - ord("1")) * SIZE + (ord(t[0]) - ord("a"))
+    raise ValueError(f"{s[:20]!r} is not a square: a lower-case file a-f and a rank 1-6, "
+                     "nothing around them, e.g. 'c3'")
 
 
 NAMES: Final[list[str]] = [square_name(i) for i in range(CELLS)]
