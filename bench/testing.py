@@ -69,7 +69,12 @@ def pump(frames: int = 1) -> None:
         EventLoop.idle()
 
 
-def wait_until(cond: Callable[[], bool], timeout: float = 20.0) -> bool:
+WAIT = 120.0
+"""Seconds a test waits for what it expects: only a hang takes this long (a loaded machine
+may take 30 s for what takes one on a quiet one)."""
+
+
+def wait_until(cond: Callable[[], bool], timeout: float = WAIT) -> bool:
     deadline = time.time() + timeout
     while time.time() < deadline:
         pump(1)

@@ -68,7 +68,7 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     runtime.BOTS.enabled = True
     yield runtime
     runtime.BOTS.shutdown()
-    deadline = time.time() + 5
+    deadline = time.time() + 60  # (a bot still choosing on a loaded machine)
     while runtime.BOTS.inflight and time.time() < deadline:
         time.sleep(0.02)
     runtime.BOTS.inflight.clear()
@@ -180,7 +180,7 @@ def start_daphne(
         )
     server = Daphne(port, proc, log)
     server.app_name = app_name
-    deadline = time.time() + 30
+    deadline = time.time() + 120  # (Django's start on a loaded machine: only a hang takes this)
     while True:
         if proc.poll() is not None:
             pytest.fail(f"daphne exited: {server.output()}")
@@ -197,7 +197,7 @@ def start_daphne(
 def stop_daphne(server: Daphne) -> None:
     server.proc.terminate()
     try:
-        server.proc.wait(10)
+        server.proc.wait(60)
     except subprocess.TimeoutExpired:
         server.proc.kill()
         server.proc.wait(5)

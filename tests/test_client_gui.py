@@ -83,7 +83,7 @@ def test_teeko_against_bot_by_touch(app):
     rng = Random(7)
     plies = 0
     while session.outcome is None:
-        assert testing.wait_until(lambda: session.my_turn or session.outcome is not None, 30)
+        assert testing.wait_until(lambda: session.my_turn or session.outcome is not None)
         if session.outcome is not None:
             break
         assert "Your turn" in screen.status
@@ -293,7 +293,7 @@ def test_online_teeko_through_the_lobby(app, daphne_server, server_runtime):
     connect.ids.address.text = f"127.0.0.1:{daphne_server.port}"
     connect.ids.name.text = "Ann"
     testing.tap(connect.ids.guest)
-    assert testing.wait_until(lambda: app.root.current == "lobby", 15), connect.message
+    assert testing.wait_until(lambda: app.root.current == "lobby"), connect.message
     assert app.settings.get("server") == daphne_server.http
     lobby = app.root.get_screen("lobby")
     testing.tap(lobby.ids.new_table)
@@ -304,17 +304,17 @@ def test_online_teeko_through_the_lobby(app, daphne_server, server_runtime):
     testing.tap(by_text(setup, "200 plies"))
     assert setup.players()[0]["kind"] == "me"
     testing.tap(setup.ids.start)
-    assert testing.wait_until(lambda: app.root.current == "game", 15), setup.error
+    assert testing.wait_until(lambda: app.root.current == "game"), setup.error
     screen = app.root.get_screen("game")
     session = app.session
     assert session.kind == "remote" and session.seat == 0
-    assert testing.wait_until(lambda: session.connection == "online", 10)
+    assert testing.wait_until(lambda: session.connection == "online")
     assert "code" in screen.title and session.code in screen.title
     board = screen.board
     rng = Random(5)
     plies = 0
     while session.outcome is None:
-        assert testing.wait_until(lambda: session.my_turn or session.outcome is not None, 30), \
+        assert testing.wait_until(lambda: session.my_turn or session.outcome is not None), \
             session.status_text()
         if session.outcome is not None:
             break
@@ -325,7 +325,7 @@ def test_online_teeko_through_the_lobby(app, daphne_server, server_runtime):
         if cmd["type"] == "move":
             testing.tap(board, *board.point(cmd["from"]))
         testing.tap(board, *board.point(cmd["to"]))
-        assert testing.wait_until(lambda: session.seq > seq, 15)  # noqa: B023
+        assert testing.wait_until(lambda: session.seq > seq)  # noqa: B023
         plies += 1
         assert plies < 150
     testing.pump(3)
@@ -335,13 +335,13 @@ def test_online_teeko_through_the_lobby(app, daphne_server, server_runtime):
     assert app.root.current == "lobby"
     testing.tap(lobby.ids.tab_finished)
     assert testing.wait_until(lambda: any(
-        g["id"] == session.game_id for g in app.lobby.games.get("finished", [])), 15)
-    assert testing.wait_until(lambda: not app.lobby.busy, 10)
+        g["id"] == session.game_id for g in app.lobby.games.get("finished", [])))
+    assert testing.wait_until(lambda: not app.lobby.busy)
     testing.pump(3)
     replay_buttons = [b for b in find(lobby, "GButton") if b.text == "Replay"]
     assert replay_buttons
     testing.tap(replay_buttons[0])
-    assert testing.wait_until(lambda: app.root.current == "replay", 15), app.lobby.error
+    assert testing.wait_until(lambda: app.root.current == "replay"), app.lobby.error
     replay = app.root.get_screen("replay")
     assert replay.model.length == session.seq
     replay.ids.slider.value = replay.model.length
@@ -369,16 +369,16 @@ def test_watch_a_live_teka_match(app, daphne_server, server_runtime):
     if not app.lobby.connected or app.lobby.api.base != daphne_server.http:
         app.lobby.connect(daphne_server.http, name="Watcher")
         assert testing.wait_until(lambda: app.lobby.connected and
-                                  app.lobby.api.base == daphne_server.http, 15)
+                                  app.lobby.api.base == daphne_server.http)
     game = Api(daphne_server.http).create(
         "teka", {}, [{"kind": "bot", "level": "easy"} for _ in range(4)])
     app.online_play(game, None, "")
     session = app.session
     screen = app.root.get_screen("game")
     table = screen.board
-    assert testing.wait_until(lambda: session.connection == "spectating", 15)
+    assert testing.wait_until(lambda: session.connection == "spectating")
     assert testing.wait_until(lambda: session.view.get("phase") == "play"
-                              and session.view.get("trick"), 30), session.view.get("phase")
+                              and session.view.get("trick")), session.view.get("phase")
     view = session.view  # the frame as it came (bots play on meanwhile)
     assert session.viewer == -1 and session.legal == []
     assert view["hand"] == [] and "hands" not in view

@@ -31,7 +31,7 @@ def connect_lobby(app, daphne_server, name="Ann"):  # noqa: F811
     if not app.lobby.connected or app.lobby.api.base != daphne_server.http:
         app.lobby.connect(daphne_server.http, name=name)
         assert testing.wait_until(lambda: app.lobby.connected and
-                                  app.lobby.api.base == daphne_server.http, 15)
+                                  app.lobby.api.base == daphne_server.http)
 
 
 def seconds(text):
@@ -44,7 +44,7 @@ def test_move_limit_from_the_form_counts_down(app, daphne_server, server_runtime
 
     connect_lobby(app, daphne_server)
     app.show("lobby")
-    assert testing.wait_until(lambda: not app.lobby.busy, 10)
+    assert testing.wait_until(lambda: not app.lobby.busy)
     testing.pump(3)
     testing.tap(app.root.get_screen("lobby").ids.new_table)
     setup = app.root.get_screen("setup")
@@ -53,30 +53,30 @@ def test_move_limit_from_the_form_counts_down(app, daphne_server, server_runtime
     testing.tap(by_text(setup, "Teeko"))
     testing.tap(by_text(setup.rows[1], "Easy"))
     assert by_text(setup, "5 min + 5 s")  # a chess clock is offered for Teeko
-    testing.tap(by_text(setup, "30 s a move"))
+    testing.tap(by_text(setup, "2 min a move"))  # (the longest: room for a loaded machine)
     testing.tap(by_text(setup, "1 min"))
-    assert setup.table_rules() == {"move_limit": 30, "abandon": 60}
+    assert setup.table_rules() == {"move_limit": 120, "abandon": 60}
     testing.tap(setup.ids.start)
-    assert testing.wait_until(lambda: app.root.current == "game", 15), setup.error
+    assert testing.wait_until(lambda: app.root.current == "game"), setup.error
     screen = app.root.get_screen("game")
     session = app.session
     assert session.seat == 0
     # the server made the table with these rules (its log's table event)
     e = store.entry(session.game_id)
     table = [r[2] for r in e.log if r[2].get("type") == "table"]
-    assert table and table[-1]["move_limit"] == 30 and table[-1]["abandon"] == 60
-    assert testing.wait_until(lambda: session.clock is not None and session.my_turn, 10)
+    assert table and table[-1]["move_limit"] == 120 and table[-1]["abandon"] == 60
+    assert testing.wait_until(lambda: session.clock is not None and session.my_turn)
     clocks = screen.clocks
     mine, bots = clocks.labels
-    assert testing.wait_until(lambda: mine.text != "", 5)
+    assert testing.wait_until(lambda: mine.text != "")
     first = seconds(mine.text)
-    assert 15 <= first <= 30 and not mine.urgent and not mine.text.startswith("!")
+    assert 10 < first <= 120 and not mine.urgent and not mine.text.startswith("!")
     assert mine.opacity == 1 and mine.parent == screen.chips[0]
     assert bots.text == ""  # a bot seat has no deadline and is not waited for
     t0 = time.monotonic()
     seen = []
-    assert testing.wait_until(lambda: seen.append(mine.text) or seconds(mine.text) <= first - 2,
-                              8), (first, sorted(set(seen)), session.clock, clocks._event)
+    assert testing.wait_until(lambda: seen.append(mine.text) or seconds(mine.text) <= first - 2
+                              ), (first, sorted(set(seen)), session.clock, clocks._event)
     assert time.monotonic() - t0 >= 1.0  # it follows the time, once a second
     assert clocks._event is not None
     # leaving the screen cancels the tick; the labels and the box go with the screen
@@ -91,17 +91,18 @@ def test_urgent_clock_then_loss_on_time(app, daphne_server, server_runtime):  # 
     connect_lobby(app, daphne_server)
     game = Api(daphne_server.http).create(
         "teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
-        join={"seat": 0, "name": "Ann"}, table={"move_limit": 11})
+        join={"seat": 0, "name": "Ann"}, table={"move_limit": 20})
     app.online_play(game, 0, game["joined"]["secret"])
     screen = app.root.get_screen("game")
     session = app.session
-    assert testing.wait_until(lambda: session.clock is not None and session.my_turn, 15)
+    assert testing.wait_until(lambda: session.clock is not None and session.my_turn)
     mine = screen.clocks.labels[0]
-    # the last 10 s read differently in text and weight, not in colour alone
-    assert testing.wait_until(lambda: mine.urgent, 6), mine.text
+    # the last 10 s read differently in text and weight, not in colour alone (20 s a move:
+    # the app may take a while to be there on a loaded machine, and still sees its last 10 s)
+    assert testing.wait_until(lambda: mine.urgent), mine.text
     assert mine.text.startswith("!") and mine.bold and seconds(mine.text) <= 10
     # nobody moves: the server's deadline passes and the game is lost on time
-    assert testing.wait_until(lambda: session.outcome is not None, 15), mine.text
+    assert testing.wait_until(lambda: session.outcome is not None), mine.text
     testing.pump(3)
     assert session.outcome["reason"] == "timeout" and session.outcome["winners"] == [1]
     assert mine.text == "" and not mine.urgent
@@ -114,7 +115,7 @@ def test_abandoned_seat_handed_to_a_bot(app, daphne_server, server_runtime):  # 
     connect_lobby(app, daphne_server)
     api = Api(daphne_server.http)
     game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
-                      join={"seat": 0, "name": "Ann"}, table={"abandon": 3})
+                      join={"seat": 0, "name": "Ann"}, table={"abandon": 10})
     secret = game["joined"]["secret"]
     bob = Api(daphne_server.http).join(int(game["id"]), 1, "Bob")  # Bob never connects
     assert bob["seat"] == 1
@@ -122,23 +123,23 @@ def test_abandoned_seat_handed_to_a_bot(app, daphne_server, server_runtime):  # 
     screen = app.root.get_screen("game")
     session = app.session
     assert testing.wait_until(lambda: session.connection == "online" and session.clock
-                              and session.my_turn, 15)
+                              and session.my_turn)
     assert testing.wait_until(lambda: len(session.players) == 2 and
-                              session.players[1].get("connected") is False, 10)
+                              session.players[1].get("connected") is False)
     assert screen.clocks.labels[0].text == ""  # no move limit: no countdown
     # too early: the server refuses and says why; the screen shows it
     screen.clocks.hand_to_bot(1)
-    assert testing.wait_until(lambda: "Too early" in screen.message, 8), (
+    assert testing.wait_until(lambda: "Too early" in screen.message), (
         screen.message, session.message)
-    assert "3 s" in screen.message
+    assert "10 s" in screen.message
     assert not any(b.text.startswith("Hand to a bot") for b in find(screen, "GButton"))
-    # Bob has been away 3 s: the button shows; a tap hands his seat to a bot
+    # Bob has been away 10 s: the button shows; a tap hands his seat to a bot
     assert testing.wait_until(lambda: any(b.text == "Hand to a bot: Bob"
-                                          for b in find(screen, "GButton")), 8)
+                                          for b in find(screen, "GButton")))
     button = by_text(screen, "Hand to a bot: Bob")
     assert button.height >= 48
     testing.tap(button)
-    assert testing.wait_until(lambda: session.players[1].get("replaced"), 10), screen.message
+    assert testing.wait_until(lambda: session.players[1].get("replaced")), screen.message
     testing.pump(3)
     assert screen.chips[1].name == "Bob (left; bot)"
     assert session.records[-1]["event"]["type"] == "seat_to_bot"
@@ -148,7 +149,7 @@ def test_abandoned_seat_handed_to_a_bot(app, daphne_server, server_runtime):  # 
     board = screen.board
     cmd = next(c for c in session.legal if c["type"] == "place")
     testing.tap(board, *board.point(cmd["to"]))
-    assert testing.wait_until(lambda: session.seq >= seq + 2 and session.my_turn, 15), (
+    assert testing.wait_until(lambda: session.seq >= seq + 2 and session.my_turn), (
         session.seq, session.message)
     app.leave_game()
 
@@ -163,11 +164,11 @@ def test_chess_clock_shows_both_players_time(app, daphne_server, server_runtime)
     app.online_play(game, 0, game["joined"]["secret"])
     screen = app.root.get_screen("game")
     session = app.session
-    assert testing.wait_until(lambda: session.clock is not None and session.my_turn, 15)
+    assert testing.wait_until(lambda: session.clock is not None and session.my_turn)
     mine, theirs = screen.clocks.labels
-    assert testing.wait_until(lambda: mine.text and theirs.text, 5)
-    assert theirs.text == "5:00" and 280 <= seconds(mine.text) <= 300
+    assert testing.wait_until(lambda: mine.text and theirs.text)
+    assert theirs.text == "5:00" and 0 < seconds(mine.text) <= 300
     first = seconds(mine.text)
-    assert testing.wait_until(lambda: seconds(mine.text) <= first - 2, 8), mine.text
+    assert testing.wait_until(lambda: seconds(mine.text) <= first - 2), mine.text
     assert theirs.text == "5:00" and not mine.urgent  # only the waited seat's clock runs
     app.leave_game()

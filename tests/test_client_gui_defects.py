@@ -104,9 +104,9 @@ def test_take_back_after_the_game_is_over_removes_the_end_banner(app):  # noqa: 
     s = start_local(app, "teeko", [person("Ann"), bot()], seed=4)
     s.pace = 0
     screen = app.root.get_screen("game")
-    assert testing.wait_until(lambda: s.my_turn, 20)
+    assert testing.wait_until(lambda: s.my_turn)
     testing.tap(screen.board, *screen.board.point("c3"))
-    assert testing.wait_until(lambda: s.my_turn and len(s.events) >= 3, 20)
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) >= 3)
     # Ann resigns: the game is over, the banner is up
     testing.tap(buttons(screen.ids.actions)["Resign"])
     testing.tap(buttons(screen.ids.actions)["Sure? Tap again"])
@@ -189,11 +189,11 @@ def test_online_title_and_lobby_follow_who_sits_down(app, daphne_server, server_
     app.online_play(game, 0, game["joined"]["secret"])
     screen = app.root.get_screen("game")
     session = app.session
-    assert testing.wait_until(lambda: session.connection == "online", 15)
+    assert testing.wait_until(lambda: session.connection == "online")
     testing.pump(3)
     assert "(open)" in screen.title and "Bot (easy)" not in screen.title, screen.title
     api.join(int(game["id"]), 1, "Bob")  # Bob sits down from another device
-    assert testing.wait_until(lambda: "Bob" in screen.title, 30), screen.title
+    assert testing.wait_until(lambda: "Bob" in screen.title), screen.title
     assert "(open)" not in screen.title
     assert screen.title.startswith("Teka  Ann v Bob v ")
     assert f"code {game['code']}" in screen.title
@@ -215,7 +215,7 @@ def test_online_title_and_lobby_follow_who_sits_down(app, daphne_server, server_
 
     # the lobby refreshes on entering and every 5 s (a thread, over HTTP): on a loaded
     # machine that may take a few rounds
-    assert testing.wait_until(lambda: "Bob" in row_text(), 45), (row_text(), app.lobby.error)
+    assert testing.wait_until(lambda: "Bob" in row_text()), (row_text(), app.lobby.error)
     assert "(open)" not in row_text()
     app.lobby.logout()
 
@@ -386,11 +386,11 @@ def test_the_end_banner_offers_share_online(app, daphne_server, server_runtime):
     app.online_play(game, 0, game["joined"]["secret"])
     screen = app.root.get_screen("game")
     session = app.session
-    assert testing.wait_until(lambda: session.connection == "online" and session.legal, 15)
+    assert testing.wait_until(lambda: session.connection == "online" and session.legal)
     testing.pump(3)
     testing.tap(buttons(screen.ids.actions)["Resign"])
     testing.tap(buttons(screen.ids.actions)["Sure? Tap again"])
-    assert testing.wait_until(lambda: screen.banner is not None, 15)
+    assert testing.wait_until(lambda: screen.banner is not None)
     testing.pump(3)
     card = screen.banner.ids.card
     cx, cy = testing.window_point(card, card.x, card.y)
@@ -498,7 +498,7 @@ def test_the_online_panel_has_no_empty_band(app, daphne_server, server_runtime, 
     at(*size)
     app.online_play(game, 0, game["joined"]["secret"])
     s = app.session
-    assert testing.wait_until(lambda: s.connection == "online" and s.legal, 15)
+    assert testing.wait_until(lambda: s.connection == "online" and s.legal)
     testing.pump(4)
     screen = app.root.get_screen("game")
     empty = [type(w).__name__ for w in screen.ids.inner.children
@@ -506,6 +506,6 @@ def test_the_online_panel_has_no_empty_band(app, daphne_server, server_runtime, 
              and not w == screen.ids.message]
     assert not empty, f"empty bands in the panel: {empty}"
     testing.tap(screen.board, *screen.board.point("c3"))  # the panel's buttons still work
-    assert testing.wait_until(lambda: len(s.events) >= 2, 15)
+    assert testing.wait_until(lambda: len(s.events) >= 2)
     app.leave_game()
     app.lobby.logout()

@@ -35,7 +35,7 @@ def test_connect_screen_lists_a_found_server_and_a_tap_fills_the_address(app, no
         app.show("connect")
         testing.pump(2)
         assert screen.discovery is not None and screen.discovery.running
-        assert testing.wait_until(lambda: bool(own_buttons(screen)), 10), screen.found_title
+        assert testing.wait_until(lambda: bool(own_buttons(screen))), screen.found_title
         [button] = own_buttons(screen)
         assert button.text == f"Friday club {TAG}\n127.0.0.1:8765"
         assert screen.found_title == "Servers on this network: tap one"
@@ -49,7 +49,7 @@ def test_connect_screen_lists_a_found_server_and_a_tap_fills_the_address(app, no
         # the server stops: its goodbye removes the entry
         server.stop()
         server = None
-        assert testing.wait_until(lambda: not own_buttons(screen), 5)
+        assert testing.wait_until(lambda: not own_buttons(screen))
         if not find(screen, "FoundServer"):
             assert screen.found_title == "Looking for servers on this network..."
     finally:

@@ -24,7 +24,7 @@ def test_a_new_game_shows_only_its_own_controls(app):  # noqa: F811
     and the old buttons, if anything still held them, cannot reach the abandoned game."""
     teka = start_local(app, "teka", [person("You"), *bots(3)], {}, seed=11)
     assert testing.wait_until(lambda: any(c["type"] in ("bid", "keep") for c in teka.legal)
-                              or teka.view.get("phase") == "play", 30)
+                              or teka.view.get("phase") == "play")
     old_screen = app.root.get_screen("game")
     old_buttons = [b for b in find(old_screen, "GButton")
                    if b.text not in ("< Menu", "Score sheet")]
@@ -163,7 +163,7 @@ def test_teka_unplayable_card_says_why(app):  # noqa: F811
     # play until Ann must follow suit with some card she may not play
     rng = Random(3)
     for _ in range(400):
-        assert testing.wait_until(lambda: s.my_turn or s.outcome is not None, 30)
+        assert testing.wait_until(lambda: s.my_turn or s.outcome is not None)
         if s.view.get("phase") == "play" and set(table.model.hand()) - set(
                 table.model.playable()):
             break
@@ -221,13 +221,13 @@ def test_take_back_against_the_computer(app):  # noqa: F811
     board = screen.board
     assert "Take back" not in buttons(screen.ids.actions)  # nothing to take back yet
     testing.tap(board, *board.point("c3"))  # a mis-tap...
-    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3, 20)  # bot answered
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3)  # bot answered
     testing.tap(buttons(screen.ids.actions)["Take back"])
     assert [e["type"] for e in s.events] == ["start"] and s.my_turn
     assert board.model.owner("c3") is None
     assert app.store.load(s.record["id"])["events"] == s.events  # the log is the prefix
     testing.tap(board, *board.point("b2"))
-    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3, 20)
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3)
     assert s.events[1]["to"] == "b2"
     app.leave_game()
 
@@ -346,7 +346,7 @@ def test_unreachable_server_is_said_in_words(app):  # noqa: F811
     connect.ids.address.text = f"127.0.0.1:{port}"
     connect.ids.name.text = "Ann"
     testing.tap(connect.ids.guest)
-    assert testing.wait_until(lambda: connect.is_error, 15), connect.message
+    assert testing.wait_until(lambda: connect.is_error), connect.message
     assert "Errno" not in connect.message and "Nothing answers at" in connect.message, \
         connect.message
     app.show("home")

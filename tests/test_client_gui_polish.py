@@ -79,8 +79,8 @@ def test_sounds_for_a_move_and_the_end_and_none_when_switched_off(app):  # noqa:
                                                    "level": "easy"}], seed=2)
     board = app.root.get_screen("game").board
     testing.tap(board, *board.point("c3"))
-    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3, 20)
-    assert testing.wait_until(lambda: played[-1] == "turn", 5)
+    assert testing.wait_until(lambda: s.my_turn and len(s.events) == 3)
+    assert testing.wait_until(lambda: played[-1] == "turn")
     choose(app, "sound", "Off")
     assert app.settings.get("sound") is False
     s = two(app)
@@ -114,7 +114,7 @@ def test_pieces_drop_and_slide_while_taps_still_count(app):  # noqa: F811
     assert y > board.point("c3")[1] and grow > 1  # still dropping onto its point
     testing.tap(board, *board.point("b2"))  # input is not held up by the animation
     assert [e.get("to") for e in s.events[1:]] == ["c3", "b2"]
-    assert testing.wait_until(lambda: not board.moving, 3)
+    assert testing.wait_until(lambda: not board.moving)
     assert board.piece_pos("b2") == (*board.point("b2"), 1.0)
     to_move_phase(s)
     move = next(c for c in s.legal if c["type"] == "move")
@@ -160,7 +160,7 @@ def test_tiku_discs_drop_and_teka_cards_travel(app):  # noqa: F811
     last = s.view["last_move"]
     assert board.moving and board.piece_pos(move["to"]) != board.point(move["to"])
     assert all(board.disc_scale(sq) > 1 for sq in last["placed"][-1:])  # still falling
-    assert testing.wait_until(lambda: not board.moving, 3)
+    assert testing.wait_until(lambda: not board.moving)
     assert board.disc_scale(last["placed"][0]) == 1
     app.leave_game()
     s = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dan")], seed=7)
@@ -180,7 +180,7 @@ def test_tiku_discs_drop_and_teka_cards_travel(app):  # noqa: F811
     seat = table._incoming[card]
     slot = table.trick_slot(seat, table.table_rect())[:2]
     assert table.card_pos(card) != slot  # travelling from its seat
-    assert testing.wait_until(lambda: not table.moving, 3)
+    assert testing.wait_until(lambda: not table.moving)
     assert table.card_pos(card) == slot
 
 
@@ -227,7 +227,7 @@ def test_colour_blind_palette_marks_the_pieces(app):  # noqa: F811
     assert board.marks
     testing.tap(board, *board.point("c3"))
     testing.tap(board, *board.point("b2"))
-    assert testing.wait_until(lambda: not board.moving, 3)
+    assert testing.wait_until(lambda: not board.moving)
     marks = board.canvas.get_group(MARK_GROUP)
     shapes = [type(i).__name__ for i in marks
               if type(i).__name__ not in ("Color", "BindTexture")]
@@ -267,7 +267,7 @@ def test_larger_text_applies_app_wide_and_persists(app):  # noqa: F811
     proc = psutil.Process()
     conns = getattr(proc, "net_connections", proc.connections)
     assert testing.wait_until(
-        lambda: not [c for c in conns(kind="udp") if c.laddr and c.laddr.port == 5353], 5)
+        lambda: not [c for c in conns(kind="udp") if c.laddr and c.laddr.port == 5353])
 
 
 # -- rules, moves, last trick, end banner ------------------------------------------------------

@@ -43,7 +43,7 @@ def safe_move(game, state, seat, moves, rng):
 
 def play_by_touch(session, board, rng):
     """Wait for our turn, tap a safe move on the board, wait until the server accepted it."""
-    assert testing.wait_until(lambda: session.my_turn, 20), session.status_text()
+    assert testing.wait_until(lambda: session.my_turn), session.status_text()
     moves = [c for c in session.legal if c["type"] in ("place", "move")]
     state = session.game.resample(session.view, session.seat, Random(0))
     cmd = safe_move(session.game, state, session.seat, moves, rng)
@@ -52,7 +52,7 @@ def play_by_touch(session, board, rng):
         testing.tap(board, *board.point(cmd["from"]))
         assert board.model.selected == cmd["from"]
     testing.tap(board, *board.point(cmd["to"]))
-    assert testing.wait_until(lambda: session.seq > seq, 15), session.message
+    assert testing.wait_until(lambda: session.seq > seq), session.message
     mine = session.records[seq]  # the first new record is our move, as the server logged it
     assert mine["seat"] == session.seat and mine["event"]["to"] == cmd["to"]
     assert cmd["to"] in board.model.view["pieces"][session.seat]  # drawn on the board
@@ -70,8 +70,8 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
     connect.ids.address.text = f"127.0.0.1:{daphne_server.port}"
     connect.ids.name.text = "Ann"
     testing.tap(connect.ids.guest)
-    assert testing.wait_until(lambda: app.root.current == "lobby", 15), connect.message
-    assert testing.wait_until(lambda: not app.lobby.busy, 10)
+    assert testing.wait_until(lambda: app.root.current == "lobby"), connect.message
+    assert testing.wait_until(lambda: not app.lobby.busy)
     testing.pump(3)  # a screen shown for the first time is laid out over a frame or two
     testing.tap(app.root.get_screen("lobby").ids.new_table)
     setup = app.root.get_screen("setup")
@@ -80,19 +80,19 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
     testing.tap(by_text(setup, "Teeko"))
     testing.tap(by_text(setup.rows[1], "Easy"))
     testing.tap(setup.ids.start)
-    assert testing.wait_until(lambda: app.root.current == "game", 15), setup.error
+    assert testing.wait_until(lambda: app.root.current == "game"), setup.error
     screen = app.root.get_screen("game")
     session = app.session
     board = screen.board
     assert session.kind == "remote" and session.seat == 0
-    assert testing.wait_until(lambda: screen.connection == "* Online", 10), screen.connection
+    assert testing.wait_until(lambda: screen.connection == "* Online"), screen.connection
     game_id = session.game_id
     rng = Random(3)
 
     # a few moves by touch; each is answered by the bot
     for _ in range(2):
         play_by_touch(session, board, rng)
-    assert testing.wait_until(lambda: session.my_turn, 20), session.status_text()
+    assert testing.wait_until(lambda: session.my_turn), session.status_text()
     seq_before = session.seq
     assert seq_before >= 4 and len(board.model.view["pieces"][0]) == 2
 
@@ -109,8 +109,8 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
     try:
         # the server dies without a goodbye
         daphne_server.proc.kill()
-        daphne_server.proc.wait(10)
-        assert testing.wait_until(lambda: screen.connection == "* Reconnecting...", 10), shown
+        daphne_server.proc.wait(60)
+        assert testing.wait_until(lambda: screen.connection == "* Reconnecting..."), shown
         assert screen.status == "Connection lost: reconnecting..."
         # while it is down the log grows without this tablet (our seat plays from elsewhere,
         # as through another server on the same database): the tablet must catch up on it
@@ -119,18 +119,19 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
         away = safe_move(e.game, e.state, 0, e.game.legal_commands(e.state, 0), rng)
         store.submit(game_id, 0, away, e.seq)
         # still down while the app retries (after 0.5 s, then 1 s more): every retry that
-        # fails leaves the screen saying so, never "Connecting..." or "Your turn"
-        testing.wait_until(lambda: False, 1.8)
+        # fails leaves the screen saying so, never "Connecting..." or "Your turn" (the drop
+        # and two failed retries, each told to the screen: however long they take)
+        assert testing.wait_until(lambda: len(states) >= 3), states
         assert session.connection == "offline" and shown == ["* Reconnecting..."], shown
         assert set(states) == {"offline"}, states
         assert screen.status == "Connection lost: reconnecting..."
 
         restart_daphne(daphne_server)  # the same port, the same database
-        assert testing.wait_until(lambda: screen.connection == "* Online", 20), (
+        assert testing.wait_until(lambda: screen.connection == "* Online"), (
             shown, daphne_server.output()[-2000:])
         # caught up: our move made elsewhere, then the bot's answer (played after restart)
-        assert testing.wait_until(lambda: session.my_turn and session.seq >= seq_before + 2,
-                                  20), (session.seq, session.status_text())
+        assert testing.wait_until(lambda: session.my_turn and session.seq >= seq_before + 2), (
+            session.seq, session.status_text())
         testing.pump(3)
         store.drop_cache(game_id)
         e = store.entry(game_id)
@@ -148,8 +149,8 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
         cmd = play_by_touch(session, board, rng)
         # the bot answers (and may win: with no safe move left, ours was any move)
         assert testing.wait_until(
-            lambda: session.seq >= seq + 2 and (session.my_turn or session.outcome is not None),
-            30), (session.seq, seq, session.status_text())
+            lambda: session.seq >= seq + 2 and (session.my_turn or session.outcome is not None)
+        ), (session.seq, seq, session.status_text())
         store.drop_cache(game_id)
         e = store.entry(game_id)
         assert e.log[seq][2]["to"] == cmd["to"] and e.seq == session.seq
@@ -160,4 +161,4 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
         # the fixture only stops the daphne it started: stop the restarted one here
         if daphne_server.proc.poll() is None:
             daphne_server.proc.terminate()
-            daphne_server.proc.wait(10)
+            daphne_server.proc.wait(60)

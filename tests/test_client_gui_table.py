@@ -85,7 +85,7 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
         return rows[0] if rows else None
 
     assert testing.wait_until(lambda: row() is not None and any(
-        b.text == "Table" for b in find(row(), "GButton")), 15)
+        b.text == "Table" for b in find(row(), "GButton")))
     testing.pump(3)
     lobby_row = row()
     assert lobby_row is not None
@@ -94,9 +94,9 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
         scroll[0].scroll_to(lobby_row, animate=False)
         testing.pump(3)
     testing.tap(by_text(lobby_row, "Table"))
-    assert testing.wait_until(lambda: app.root.current == "table", 10)
+    assert testing.wait_until(lambda: app.root.current == "table")
     screen = table_screen(app)
-    assert testing.wait_until(lambda: screen.model.session.connection == "spectating", 15)
+    assert testing.wait_until(lambda: screen.model.session.connection == "spectating")
     testing.pump(3)
     assert sorted(screen.cards) == [0, 1, 2, 3]
     for seat, card in screen.cards.items():
@@ -118,7 +118,7 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
     # a phone joins seat 3 by its seat code: the table shows Bob there, its QR code gone
     api.join(int(game["id"]), 2, "Bob")
     assert testing.wait_until(lambda: screen.cards.get(2) is not None and
-                              screen.cards[2].code == "" and "Bob" in screen.cards[2].line, 15)
+                              screen.cards[2].code == "" and "Bob" in screen.cards[2].line)
     assert sorted(s for s, c in screen.cards.items() if c.code) == [0, 1, 3]
     # no hand is shown on the table: the public view only
     view = screen.model.session.view
@@ -234,7 +234,7 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
     screen = table_screen(app)
     for seat, name in ((0, "Ann"), (1, "Bob")):
         assert testing.wait_until(lambda: screen.cards.get(seat) is not None and  # noqa: B023
-                                  screen.cards[seat].code != "", 15)  # noqa: B023
+                                  screen.cards[seat].code != "")  # noqa: B023
         screen.ids.name.text = name
         assert tap_until(lambda: screen.cards[seat], "On this tablet",  # noqa: B023
                          lambda: seat in screen.model.tablet_seats()), screen.message  # noqa: B023
@@ -246,7 +246,7 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
         p.start()
     try:
         assert testing.wait_until(lambda: screen.cards and all(
-            not c.code for c in screen.cards.values()), 15)
+            not c.code for c in screen.cards.values()))
         assert tap_until(screen, "Play here (1, 2)", lambda: app.root.current == "game")
         s = app.session
         assert s.kind == "kiosk" and sorted(s.seats) == [0, 1]
@@ -285,9 +285,9 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
             if s.my_turn and s.legal and not s.primary.thinking:
                 n = len(s.events)
                 tablet_turn(game_screen, s, rng)
-                assert testing.wait_until(lambda: len(s.events) > n, 15), s.message  # noqa: B023
+                assert testing.wait_until(lambda: len(s.events) > n), s.message  # noqa: B023
         # a keep names its seat to that seat only: East's are in East's events
-        assert testing.wait_until(lambda: s.seats[1].seq >= s.primary.seq, 15)
+        assert testing.wait_until(lambda: s.seats[1].seq >= s.primary.seq)
         east = {r["seq"]: r["event"].get("seat") for r in s.seats[1].records}
         records = s.primary.records
         records = records[:next(i for i, r in enumerate(records)
@@ -328,14 +328,14 @@ def test_join_a_seat_by_its_code_in_the_app(app, daphne_server, server_runtime):
     testing.pump(3)
     lobby.ids.code.text = f"{game['code']}3".lower()
     testing.tap(lobby.ids.join_code)
-    assert testing.wait_until(lambda: app.root.current == "game", 15), app.lobby.error
+    assert testing.wait_until(lambda: app.root.current == "game"), app.lobby.error
     s = app.session
     assert s.seat == 2 and s.game_id == game["id"]
-    assert testing.wait_until(lambda: s.connection == "online", 15)
+    assert testing.wait_until(lambda: s.connection == "online")
     seats = api.game(int(game["id"]))["seats"]
     assert seats[2]["taken"] and seats[2]["name"] == "Cleo"
     assert not any(x["taken"] for i, x in enumerate(seats) if i != 2)
-    assert testing.wait_until(lambda: len(s.view.get("hand") or []) == 13, 10)  # its own hand
+    assert testing.wait_until(lambda: len(s.view.get("hand") or []) == 13)  # its own hand
 
 
 def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,  # noqa: F811
@@ -352,21 +352,21 @@ def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,
     User.objects.create(username="org", password=hasher.encode("pw", hasher.salt(),
                                                                iterations=1000))
     app.lobby.connect(daphne_server.http, username="org", password="pw")
-    assert testing.wait_until(lambda: app.lobby.connected and app.lobby.username == "org", 15), \
+    assert testing.wait_until(lambda: app.lobby.connected and app.lobby.username == "org"), \
         app.lobby.error
     api = app.lobby.api
     game = api.create("teka", {}, [{"kind": "open"}] * 4)  # made by the organiser
     app.open_table(game)
     screen = table_screen(app)
     screen.ids.name.text = "Ann"
-    assert testing.wait_until(lambda: 0 in screen.cards and screen.cards[0].code, 15)
+    assert testing.wait_until(lambda: 0 in screen.cards and screen.cards[0].code)
     assert tap_until(lambda: screen.cards[0], "On this tablet",
                      lambda: 0 in screen.model.tablet_seats())
     phone = Api(daphne_server.http)
     bob = phone.join(int(game["id"]), 1, "Bob")
     phone.join(int(game["id"]), 2, "Cleo")
     phone.join(int(game["id"]), 3, "Dan")
-    assert testing.wait_until(lambda: all(not c.code for c in screen.cards.values()), 15)
+    assert testing.wait_until(lambda: all(not c.code for c in screen.cards.values()))
     before = api.game(int(game["id"]))["seq"]
     assert tap_until(lambda: screen.cards[1], "Another phone",
                      lambda: screen.cards.get(1) is not None and screen.cards[1].code, tries=3), \
@@ -381,7 +381,7 @@ def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,
     # another phone takes seat 2 by the same seat code
     again = phone.join_code(f"{game['code']}2", "Eve")
     assert again["seat"] == 1
-    assert testing.wait_until(lambda: "Eve" in screen.cards[1].line, 15)
+    assert testing.wait_until(lambda: "Eve" in screen.cards[1].line)
 
 
 def test_rematch_online_same_people_same_seats(app, daphne_server, server_runtime):  # noqa: F811
@@ -400,24 +400,24 @@ def test_rematch_online_same_people_same_seats(app, daphne_server, server_runtim
     try:
         app.online_play(game, 0, game["joined"]["secret"])
         s = app.session
-        assert testing.wait_until(lambda: s.connection == "online", 15)
-        assert testing.wait_until(lambda: phone.connection == "online", 15)
+        assert testing.wait_until(lambda: s.connection == "online")
+        assert testing.wait_until(lambda: phone.connection == "online")
         assert phone.send({"type": "resign"}) or True
         screen = app.root.get_screen("game")
-        assert testing.wait_until(lambda: screen.banner is not None, 15)
+        assert testing.wait_until(lambda: screen.banner is not None)
         assert screen.banner.again == "Rematch"
         testing.tap(screen.banner.ids.again)
-        assert testing.wait_until(lambda: app.session is not s and app.session is not None, 15), \
+        assert testing.wait_until(lambda: app.session is not s and app.session is not None), \
             app.lobby.error
         new = app.session
         assert new.game_id != game["id"] and new.seat == 0 and new.outcome is None
-        assert testing.wait_until(lambda: phone.rematch_game == new.game_id, 15)
+        assert testing.wait_until(lambda: phone.rematch_game == new.game_id)
         theirs = api.rematch(int(game["id"]), 1, bob["secret"])
         assert theirs["game"] == new.game_id and theirs["seat"] == 1 and theirs["secret"]
         assert api.rematch(int(game["id"]), 1, bob["secret"])["game"] == new.game_id  # once
         seats = api.game(new.game_id)["seats"]
         assert [x["name"] for x in seats] == ["Ann", "Bob"] and all(x["taken"] for x in seats)
-        assert testing.wait_until(lambda: new.connection == "online", 15)
+        assert testing.wait_until(lambda: new.connection == "online")
     finally:
         phone.close()
 
@@ -434,10 +434,10 @@ def test_the_app_follows_a_rematch_made_elsewhere(app, daphne_server, server_run
     bob = api.join(int(game["id"]), 1, "Bob")
     app.online_play(game, 0, game["joined"]["secret"])
     s = app.session
-    assert testing.wait_until(lambda: s.connection == "online", 15)
+    assert testing.wait_until(lambda: s.connection == "online")
     s.send({"type": "resign"})
-    assert testing.wait_until(lambda: s.outcome is not None, 15)
+    assert testing.wait_until(lambda: s.outcome is not None)
     made = api.rematch(int(game["id"]), 1, bob["secret"])
-    assert testing.wait_until(lambda: app.session is not s and app.session is not None, 15), \
+    assert testing.wait_until(lambda: app.session is not s and app.session is not None), \
         app.lobby.error
     assert app.session.game_id == made["game"] and app.session.seat == 0

@@ -37,7 +37,7 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
     try:
         app.lobby.api = Api(server.http)
         app.online_replay(app.lobby.api.game(game_id))
-        assert testing.wait_until(lambda: app.root.current == "replay", 15), app.lobby.error
+        assert testing.wait_until(lambda: app.root.current == "replay"), app.lobby.error
         replay = app.root.get_screen("replay")
         a = replay.model.teka_analysis
         assert a is not None

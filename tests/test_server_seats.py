@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from server_helpers import seat_code
-from web_browser import browser  # noqa: F401  (the fixture)
+from web_browser import WAIT_MS, browser  # noqa: F401  (the fixture)
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -31,7 +31,7 @@ def http(server: Any, method: str, path: str, data: Any = None, **headers: str) 
         headers={"Content-Type": "application/json", **headers},
     )
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=60) as r:
             raw = r.read()
             return r.status, json.loads(raw) if "json" in r.headers["Content-Type"] else raw
     except urllib.error.HTTPError as err:
@@ -61,14 +61,14 @@ class Sock:
         if self.welcome["type"] == "welcome":
             self.until(lambda f: f["type"] == "events" and "view" in f)
 
-    def recv(self, timeout: float = 10) -> dict[str, Any]:
+    def recv(self, timeout: float = 60) -> dict[str, Any]:  # (only a hang takes this long)
         f = json.loads(self.ws.recv(timeout))
         self.frames.append(f)
         if f["type"] == "events" and f["events"]:
             self.seq = f["to"]
         return f
 
-    def until(self, pred: Any, timeout: float = 10) -> dict[str, Any]:
+    def until(self, pred: Any, timeout: float = 60) -> dict[str, Any]:
         while True:
             f = self.recv(timeout)
             if pred(f):
@@ -139,7 +139,9 @@ def test_seat_qr_code_decodes_to_the_join_address(daphne_server, browser, tmp_pa
         pytest.skip("zbarimg is not installed (apt-get install zbar-tools; .ci/run does it)")
     server = daphne_server
     g = ok(server, "POST", "/api/games/", {"kind": "teka"})
-    page = browser.new_context(viewport={"width": 600, "height": 600}).new_page()
+    ctx = browser.new_context(viewport={"width": 600, "height": 600})
+    ctx.set_default_timeout(WAIT_MS)
+    page = ctx.new_page()
     for seat in range(4):
         # (asked with the seat's code: a QR code shows only what its asker knows)
         url = f"{server.http}/api/games/{g['id']}/seats/{seat}/qr.svg?code={seat_code(g, seat)}"
@@ -179,7 +181,7 @@ def test_organiser_hands_a_seat_to_another_phone(daphne_server, django_user_mode
     assert told["seat"] == 0
     with pytest.raises(ConnectionClosed) as closed:
         while True:
-            a.recv(5)
+            a.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
     again = Sock(server, gid, seat=0, secret=ann["secret"])
     assert again.welcome["type"] == "error" and again.welcome["code"] == "forbidden"

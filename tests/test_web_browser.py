@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from server_fixtures import start_daphne, stop_daphne
-from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
+from server_helpers import seat_code
+from web_browser import WAIT_MS, browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 import core
 from core import words
@@ -50,14 +51,14 @@ DOM_FACTS = """() => {
 
 
 def get(server: Any, path: str) -> Any:
-    with urllib.request.urlopen(server.http + path, timeout=10) as r:
+    with urllib.request.urlopen(server.http + path, timeout=60) as r:
         return json.loads(r.read())
 
 
 def post(server: Any, path: str, data: Any) -> Any:
     req = urllib.request.Request(server.http + path, data=json.dumps(data).encode(),
                                  method="POST", headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())
 
 
@@ -98,7 +99,7 @@ MOVE_TEXTS = """() => [...document.querySelectorAll('#moves li button')].map(b =
   b.textContent.replace(/^\\d+ /, ''))"""
 
 
-def wait_index(w: Any, index: int, timeout: float = 10_000) -> None:
+def wait_index(w: Any, index: int, timeout: float = WAIT_MS) -> None:
     w.page.wait_for_function(f"() => window.gnStats && window.gnStats.index === {index}",
                              timeout=timeout)
 
@@ -227,7 +228,7 @@ def test_live_teka_bots_spectator_sees_cards_arrive_and_nothing_hidden(
         game = core.GAMES["teka"]
         seen_cards: list[int] = []
         dom_leaks = []
-        deadline = time.time() + 12
+        deadline = time.time() + 240  # (only a hang: the loop ends when the page followed)
         while time.time() < deadline:
             snap = w.page.evaluate(
                 "() => ({seq: window.gnStats.head, live: window.gnStats.conn === 'live', "
@@ -249,7 +250,7 @@ def test_live_teka_bots_spectator_sees_cards_arrive_and_nothing_hidden(
                 dom_leaks += sorted(words & secrets)
             plays = sum(1 for _s, ev in log[: snap["seq"]] if ev["type"] == "play")
             seen_cards.append(plays)
-            if plays >= 12:
+            if plays >= 12 and len(set(seen_cards)) >= 2:  # (however long that takes)
                 break
             time.sleep(0.3)
         assert seen_cards[-1] >= 4, f"cards should arrive as they are played: {seen_cards}"
@@ -275,7 +276,7 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
     restarted = None
     try:
         g = post(server, "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
-        j = post(server, "/api/join/", {"code": g["code"], "name": "Bob"})
+        j = post(server, "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
         assert j["seat"] == 1
         w = open_page(browser, f"{server.http}/games/{g['id']}/")
         w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
@@ -295,14 +296,13 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
         # moves appended by this process reach the page only through a socket's catch-up:
         play(3)
         stop_daphne(server)
-        w.page.wait_for_function("() => window.gnStats.conn === 'reconnecting'", timeout=10_000)
+        w.page.wait_for_function("() => window.gnStats.conn === 'reconnecting'")
         play(3)  # while daphne is down
         store.drop_cache()
         restarted = start_daphne(tmp_path, "web-b", port=server.port)
         head = in_thread(lambda: store.entry(g["id"], fresh=True).seq)
         w.page.wait_for_function(
-            f"() => window.gnStats.conn === 'live' && window.gnStats.head === {head}",
-            timeout=15_000)
+            f"() => window.gnStats.conn === 'live' && window.gnStats.head === {head}")
         wait_index(w, head)
         # (a move is listed once the server's words for it have come)
         w.page.wait_for_function(f"() => document.querySelectorAll('#moves li').length === {head}")
@@ -341,7 +341,7 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
     w = open_page(browser, f"{server.http}/tv/?rotate=1", 1920, 1080)
     w.page.wait_for_function(f"() => window.gnTV && window.gnTV.tables === {len(ids)}")
     shown: set[int] = set()
-    deadline = time.time() + 10
+    deadline = time.time() + 120
     while shown != set(ids) and time.time() < deadline:
         shown |= set(w.page.evaluate(
             "() => [...document.querySelectorAll('.tile:not([hidden])')]"
@@ -377,7 +377,7 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
     # more tables than fit (a phone: two at a time): the pages rotate through all of them
     phone = open_page(browser, f"{server.http}/tv/?rotate=1", 390, 844)
     seen: set[int] = set()
-    deadline = time.time() + 10
+    deadline = time.time() + 120
     while seen != set(ids) and time.time() < deadline:
         seen |= set(phone.page.evaluate(
             "() => [...document.querySelectorAll('.tile:not([hidden])')]"
@@ -408,7 +408,7 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
             await ws.send(json.dumps({"type": "hello", "seat": 0,
                                       "secret": g["guest_secrets"]["0"]}))
             while True:
-                f = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                f = json.loads(await asyncio.wait_for(ws.recv(), 120))
                 if f["type"] == "finished":
                     return int(f["seq"])
                 if f["type"] == "events" and "view" in f and 0 in f["to_act"] and f["legal"]:
@@ -421,7 +421,7 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
     head = in_thread(lambda: asyncio.run(play_to_the_end()))
     w.page.wait_for_function(
         f"() => window.gnStats.conn === 'finished' && window.gnStats.index === {head} && "
-        f"document.querySelectorAll('#moves li').length === {head}", timeout=15_000)
+        f"document.querySelectorAll('#moves li').length === {head}")
     assert w.page.text_content("#mode") == "Replay"
     st = get(server, f"/api/games/{g['id']}/state/?events=1")
     check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
@@ -430,7 +430,7 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
     names = seat_names(g["id"])
     last = words.describe(st["events"][-1]["event"], names)
     w.page.wait_for_function("(want) => document.getElementById('caption').textContent === want",
-                             arg=f"{head}. {last}", timeout=10_000)
+                             arg=f"{head}. {last}")
     assert w.page.text_content("#outcome") == words.result("teeko", st["outcome"], names)
     assert w.page.evaluate("() => document.querySelectorAll('#players .dot').length") == 2
     assert w.page.evaluate("() => document.querySelectorAll('#players .dot.on').length") == 0
@@ -472,7 +472,9 @@ def test_teeko_replay_shows_the_analysis_beside_the_moves(
     assert [p["lost"] for p in analysis["plies"] if p["lost"]] == ["draw_to_loss", "win_to_loss"]
     server = start_daphne(tmp_path, "web-analysis")
     try:
-        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+        ctx.set_default_timeout(WAIT_MS)
+        page = ctx.new_page()
         w = Watched(page)
         asked = []
 
@@ -565,7 +567,7 @@ def test_tv_rotation_shows_only_the_tables_of_its_page(
     per = w.page.evaluate("() => window.gnTV.perPage")
     assert per < len(ids)
     pages: dict[int, list[int]] = {}
-    deadline = time.time() + 15
+    deadline = time.time() + 120
     while len(pages) < 3 and time.time() < deadline:
         page, shown = w.page.evaluate(f"() => [window.gnTV.page, ({VISIBLE_TILES})()]")
         on_page = sorted(ids)[page * per:(page + 1) * per]
@@ -604,7 +606,7 @@ def test_tv_text_is_legible_from_across_the_room(
     w = open_page(browser, f"{daphne_server.http}/tv/?rotate=2", 1920, 1080)
     w.page.wait_for_function(f"() => window.gnTV && window.gnTV.tables === {len(ids)}")
     seen: dict[int, Any] = {}
-    deadline = time.time() + 20
+    deadline = time.time() + 120
     while len(seen) < len(ids) and time.time() < deadline:
         for tile in w.page.evaluate(TILE_TEXT):
             if tile["board"] and tile["svg"] and re.fullmatch(r"\d+\. \S.*", tile["caption"]):

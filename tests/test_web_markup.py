@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_browser import browser, in_thread  # noqa: F401  (the fixture)
+from web_browser import WAIT_MS, browser, in_thread  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "server" / "web" / "static" / "web"
@@ -237,6 +237,7 @@ def test_hostile_names_run_no_script_on_any_page_or_admin_page(
 ) -> None:
     w = in_thread(hostile_world)
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(WAIT_MS)  # (only a hang takes this long)
     ctx.add_init_script(f"({WATCH})()")
     page = ctx.new_page()
     errors: list[str] = []

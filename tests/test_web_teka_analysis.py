@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from server_fixtures import start_daphne, stop_daphne
 from teka_match import BID, SEATS, THROW, teka_match, throwing
-from web_browser import Watched, browser, in_thread  # noqa: F401  (the fixture)
+from web_browser import WAIT_MS, Watched, browser, in_thread  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
 
@@ -53,7 +53,9 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
     server = start_daphne(tmp_path, "web-teka-analysis",
                           {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / "analysis")})
     try:
-        page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+        ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+        ctx.set_default_timeout(WAIT_MS)
+        page = ctx.new_page()
         w = Watched(page)
         answers: list[int] = []
         page.on("response", lambda r: answers.append(r.status) if "/analysis/" in r.url else None)

@@ -104,8 +104,14 @@ class Watched:
         return self.errors + list(self.stats().get("errors") or [])
 
 
+WAIT_MS = 120_000
+"""Playwright's waits (milliseconds): only a hang takes this long. Its default, 30 s, is about
+what a page may take on a loaded machine."""
+
+
 def open_page(browser: Any, url: str, width: int = 1280, height: int = 800) -> Watched:
     ctx = browser.new_context(viewport={"width": width, "height": height})
+    ctx.set_default_timeout(WAIT_MS)
     page = ctx.new_page()
     watched = Watched(page)
     page.goto(url)
