@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import websockets
-from server_helpers import Client, close_all, core_ready, play_out, sync_all
+from server_helpers import Client, close_all, core_ready, play_out, seat_code, sync_all
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
@@ -51,7 +51,7 @@ async def test_teeko_to_a_win_with_spectator(daphne_server):
     gid = g["id"]
     spectator = await ws_client(server, gid, "spectator")
     await spectator.hello()
-    j = await ahttp(server, "POST", "/api/join/", {"code": g["code"], "name": "Bob"})
+    j = await ahttp(server, "POST", "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
     ann, bob = await ws_client(server, gid, "ann"), await ws_client(server, gid, "bob")
     await ann.hello(0, secret=g["joined"]["secret"])
     await bob.hello(1, secret=j["secret"])
@@ -97,7 +97,7 @@ async def test_tedoku_three_players_with_spectator(daphne_server):
     await spectator.hello()
     players = {}
     for i in range(3):
-        j = await ahttp(server, "POST", f"/api/games/{g['id']}/join/", {"name": f"P{i}"})
+        j = await ahttp(server, "POST", "/api/join/", {"code": seat_code(g, i), "name": f"P{i}"})
         assert j["seat"] == i
         players[i] = await ws_client(server, g["id"], f"P{i}")
         await players[i].hello(i, secret=j["secret"])

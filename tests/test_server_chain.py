@@ -20,7 +20,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.db.utils import DatabaseError
-from server_helpers import Client, close_all, finish, sync_all
+from server_helpers import Client, close_all, finish, seat_code, sync_all
 from test_server_store import guests, play_random
 
 from server import dbconfig
@@ -175,7 +175,7 @@ def test_the_server_role_may_only_append_while_the_game_plays(daphne_server, app
         g = await asyncio.to_thread(_http, base, "POST", "/api/games/",
                                     {"kind": "teeko", "join": {"name": "Ann"}})
         j = await asyncio.to_thread(_http, base, "POST", "/api/join/",
-                                    {"code": g["code"], "name": "Bob"})
+                                    {"code": seat_code(g, 1), "name": "Bob"})
         clients = []
         for seat, secret in ((0, g["joined"]["secret"]), (1, j["secret"])):
             ws = await websockets.connect(f"{daphne_server.ws}/ws/games/{g['id']}/")

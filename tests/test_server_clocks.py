@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from server_fixtures import start_daphne, stop_daphne
+from server_helpers import seat_code
 from test_e2e_server import ahttp, http, ws_client
 
 import core
@@ -55,7 +56,8 @@ async def test_teeko_move_limit_loses_on_time(daphne_server):
         server,
         "POST",
         "/api/games/",
-        {"kind": "teeko", "table": {"move_limit": 1}, "join": {"name": "Ann"}},
+        # (public: listed to everyone, below)
+        {"kind": "teeko", "table": {"move_limit": 1}, "join": {"name": "Ann"}, "public": True},
     )
     gid = g["id"]
     ann = await ws_client(server, gid, "ann")
@@ -84,7 +86,7 @@ async def test_teeko_move_limit_loses_on_time(daphne_server):
     await ann.until(lambda f: f["type"] == "pong")
     assert "timeout" not in types(ann)
     await watcher.ws.close()
-    j = await ahttp(server, "POST", "/api/join/", {"code": g["code"], "name": "Bob"})
+    j = await ahttp(server, "POST", "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
     bob = await ws_client(server, gid, "bob")
     await bob.hello(1, secret=j["secret"])
     frame = await ann.until(

@@ -10,7 +10,7 @@ from unittest import mock
 import pytest
 from django.conf import settings
 from django.db import OperationalError
-from server_helpers import finish
+from server_helpers import finish, seat_code
 
 import core
 from core.api import ALL, SPECTATOR, dumps
@@ -68,14 +68,18 @@ def test_create_join_list_state_and_log(client, django_user_model, server_runtim
     g = r.json()
     assert g["joined"] == {"seat": 0, "secret": None} and g["status"] == "open" and g["seq"] == 1
     assert g["seats"][0]["name"] == "ann" and g["ws"] == f"/ws/games/{g['id']}/"
-    assert [x["id"] for x in client.get("/api/games/?status=open").json()["games"]] == [g["id"]]
-    # a guest joins by code
-    j = post(client, "/api/join/", {"code": g["code"].lower(), "name": "Bob"}).json()
+    auth = {"Authorization": f"Token {token}"}
+    # (a private table: in its creator's list, not in a stranger's)
+    assert [x["id"] for x in client.get("/api/games/?status=open", headers=auth).json()["games"]
+            ] == [g["id"]]
+    assert client.get("/api/games/?status=open").json()["games"] == []
+    # a guest joins by its seat's code
+    j = post(client, "/api/join/", {"code": seat_code(g, 1).lower(), "name": "Bob"}).json()
     assert j["seat"] == 1 and j["secret"] and j["game"]["status"] == "live"
-    assert post(client, f"/api/games/{g['id']}/join/", {"name": "Cid"}).status_code == 400
-    assert client.get(f"/api/codes/{g['code']}/").json()["id"] == g["id"]
-    assert client.get("/api/codes/NOPE99/").status_code == 404
-    assert client.get("/api/games/?status=live").json()["games"][0]["id"] == g["id"]
+    assert post(client, f"/api/games/{g['id']}/join/", {"name": "Cid"}).status_code == 403
+    assert client.get(f"/api/codes/{seat_code(g, 1)}/").json()["id"] == g["id"]
+    assert client.get("/api/codes/NOPE9999/").status_code == 404
+    assert client.get("/api/games/?status=live", headers=auth).json()["games"][0]["id"] == g["id"]
     # state: spectator vs. seat holder (secret) vs. wrong secret
     gid = g["id"]
     s = client.get(f"/api/games/{gid}/state/").json()
@@ -112,7 +116,9 @@ def test_create_join_list_state_and_log(client, django_user_model, server_runtim
     copy = store.import_game("teeko", None, None, rows)
     assert client.get(f"/api/games/{copy.pk}/verify/").json()["ok"] is True
     assert client.get(f"/api/games/{gid}/").json()["status"] == "finished"
-    assert client.get("/api/games/?status=finished").json()["games"][0]["id"] == copy.pk
+    # (the copy is no one's and private: ann's list shows her game)
+    mine = client.get("/api/games/?status=finished", headers=auth).json()["games"]
+    assert [x["id"] for x in mine] == [gid]
 
 
 def test_create_errors_and_guest_seats(client, server_runtime):
@@ -206,17 +212,22 @@ def test_front_page_lists_tables_games_and_standings(
         {"move_cap": 40},
         [{"kind": "user", "username": "ann"}, {"kind": "user", "username": "bob"}],
         league=league.pk,
+        public=True,
     )
     finish(done.pk, 1)
     outcome = Game.objects.get(pk=done.pk).outcome
     scored = store.create_game(
-        "tiku", {}, [{"kind": "guest", "name": "Uma"}, {"kind": "guest", "name": "Vic"}]
+        "tiku", {}, [{"kind": "guest", "name": "Uma"}, {"kind": "guest", "name": "Vic"}],
+        public=True,
     )
     finish(scored.pk, 2)
     scores = Game.objects.get(pk=scored.pk).outcome["scores"]
-    waiting = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}])
+    waiting = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
+                                public=True)
+    private = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}])
     live = store.create_game(
-        "tedoku", {"seats": 2}, [{"kind": "guest", "name": "Zed"}, {"kind": "bot", "level": "hard"}]
+        "tedoku", {"seats": 2},
+        [{"kind": "guest", "name": "Zed"}, {"kind": "bot", "level": "hard"}], public=True,
     )
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "club.example"]  # (a deployment's name)
     html = client.get("/", HTTP_HOST="club.example:8000").content.decode()
@@ -228,8 +239,11 @@ def test_front_page_lists_tables_games_and_standings(
     open_part, rest = html.split("<h2>Playing now</h2>")
     live_part, rest = rest.split("<h2>Finished lately</h2>")
     finished_part, league_part = rest.split("<h2>Leagues</h2>")
-    code = Game.objects.get(pk=waiting.pk).code
-    assert shows(waiting.pk, open_part) and code in open_part and "1 of 2 taken" in open_part
+    assert shows(waiting.pk, open_part) and "1 of 2 taken" in open_part
+    assert "anyone (public)" in open_part and not shows(private.pk, html)
+    for g in Game.objects.all():  # (no code of any table on the page)
+        assert g.code not in html
+        assert all(s.code not in html for s in g.seat_set.all())
     assert shows(live.pk, live_part) and "Zed, bot (hard)" in live_part
     assert not shows(live.pk, open_part) and not shows(done.pk, live_part)
     winners = outcome["winners"]
