@@ -58,4 +58,4 @@ def test_connect_screen_lists_a_found_server_and_a_tap_fills_the_address(app, no
         app.show("home")  # leaving the screen stops listening: no thread, no socket left
         testing.pump(2)
     assert not screen.discovery.running
-    assert wait_for(lambda: not mdns_sockets(), 3)
+    assert wait_for(lambda: not mdns_sockets())

@@ -28,7 +28,9 @@ def mine(found: Discovery) -> list[Found]:
     return [s for s in found.servers if s.name.endswith(TAG)]
 
 
-def wait_for(cond: Callable[[], bool], timeout: float = 8.0) -> bool:
+def wait_for(cond: Callable[[], bool], timeout: float = 60.0) -> bool:
+    """Whether ``cond`` came true within ``timeout`` (a deadline only a hang reaches: an
+    entry without a goodbye would stay for its TTL, 75 minutes)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if cond():
@@ -50,7 +52,7 @@ def no_leftovers() -> Iterator[None]:
     threads = set(threading.enumerate())
     assert not mdns_sockets()
     yield
-    assert wait_for(lambda: set(threading.enumerate()) <= threads, 5), \
+    assert wait_for(lambda: set(threading.enumerate()) <= threads), \
         [t.name for t in set(threading.enumerate()) - threads]
     assert not mdns_sockets()
 
@@ -60,28 +62,22 @@ def test_the_app_hears_the_servers_announcement_with_its_address_and_port(no_lef
     changes: list[int] = []
     found = Discovery(on_change=lambda: changes.append(len(mine(found))), interfaces=LOOPBACK)
     assert found.start(), found.error
-    t0 = time.monotonic()
     server = announce.start(8123, "127.0.0.1", f"Club night {TAG}", say=lines.append)
     try:
         assert server is not None, lines
         assert lines == [f'announcing "Club night {TAG}" on the local network (mDNS '
                          '_gamenight._tcp, 127.0.0.1:8123; --no-announce turns it off)']
         assert wait_for(lambda: bool(mine(found))), "the announcement was not heard"
-        heard = time.monotonic() - t0
         [s] = mine(found)
         assert (s.name, s.host, s.port, s.path, s.proto) == (f"Club night {TAG}", "127.0.0.1",
                                                              8123, "/", "1")
         assert s.usable and s.address == "127.0.0.1:8123"
         assert s.key == f"Club night {TAG}._gamenight._tcp.local."
-        assert heard < 5, heard
         assert changes and changes[-1] == 1
-        t1 = time.monotonic()
         server.stop()
-        stop_time = time.monotonic() - t1
         # The announcer stops cleanly: goodbye packets, so the app drops the entry at once
         # (not after the 75-minute TTL), and its threads and sockets are gone.
-        assert stop_time < 3, stop_time
-        assert wait_for(lambda: not mine(found), 5), found.servers
+        assert wait_for(lambda: not mine(found)), found.servers
         assert changes[-1] == 0
     finally:
         if server is not None:
@@ -159,12 +155,12 @@ def test_serve_announces_and_stops_announcing(no_leftovers):
     try:
         assert any(f'announcing "Friday club {TAG}" on the local network' in ln
                    and f"127.0.0.1:{port}" in ln for ln in out), "".join(out)
-        assert wait_for(lambda: any(s.port == port for s in found.servers), 10), "".join(out)
+        assert wait_for(lambda: any(s.port == port for s in found.servers)), "".join(out)
         [s] = [s for s in found.servers if s.port == port]
         assert (s.name, s.host, s.address) == (f"Friday club {TAG}", "127.0.0.1",
                                                f"127.0.0.1:{port}")
         assert_clean_stop(proc, signal.SIGTERM)
-        assert wait_for(lambda: not any(s.port == port for s in found.servers), 5)
+        assert wait_for(lambda: not any(s.port == port for s in found.servers))
     finally:
         stop_run_command(proc, pgdata)
         found.stop()
