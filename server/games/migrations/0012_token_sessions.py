@@ -1,4 +1,4 @@
-"""Logins as sessions (issue 26): a token is stored as the SHA-256 of its key (``digest``),
+"""Logins as sessions: a token is stored as the SHA-256 of its key (``digest``),
 never the key itself, so a copy of the database gives no working credential; each login
 says its kind (an API token or a browser's session), the program and address it came from,
 when it was last used and when it expires.
