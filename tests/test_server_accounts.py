@@ -219,6 +219,16 @@ def test_a_copy_of_the_database_gives_no_working_credential(server: Any,
 
     make_user(django_user_model, "ann")
     key = login(server, "ann").json["token"]
+    # a browser login needs the page's CSRF token; a bad flag is refused, nothing made
+    body = {"username": "ann", "password": "ann-pw", "session": True}
+    r = call(server, "POST", "/api/login", body)
+    assert (r.status, r.code, r.cookie("sessionid")) == (403, "csrf_failed", None)
+    r = call(server, "POST", "/api/login", {**body, "session": "yes"},
+             Cookie=f"csrftoken={CSRF}", X_CSRFToken=CSRF)
+    assert (r.status, r.code) == (400, "malformed")
+    r = call(server, "POST", "/api/login", body, Cookie=f"csrftoken={CSRF}",
+             X_CSRFToken="d" * 32)
+    assert (r.status, r.code) == (403, "csrf_failed")
     browser_login = call(server, "POST", "/api/login", {"username": "ann", "password": "ann-pw",
                                                         "session": True},
                          Cookie=f"csrftoken={CSRF}", X_CSRFToken=CSRF)
