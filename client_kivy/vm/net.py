@@ -131,7 +131,7 @@ class Api:
             return
         try:
             self.request("POST", "/api/logout/", {})
-        except ApiError:
+        except Exception:  # (best effort: unreachable, refused, or no JSON: it runs out)
             pass
         finally:
             self.token = ""
