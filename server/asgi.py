@@ -54,6 +54,10 @@ if "daphne" in os.path.basename(os.path.dirname(sys.argv[0])) + os.path.basename
     # log), not only from the first request. (Imported elsewhere, e.g. by tests: on the
     # first request, below.)
     TIMEKEEPER.start()
+    from server.games import analysis_jobs
+
+    # League matches analysed as they finish; matches left queued taken up (docs/protocol.md).
+    analysis_jobs.serve()
 
 router = ProtocolTypeRouter(
     {

@@ -1,16 +1,44 @@
 """The analyses of finished games that take long (a module that says ``BACKGROUND``, such as
-:mod:`core.teka_analysis`: a Teka match double-dummy), computed off the request path and kept
-in a file cache (derived data, never the log): ``<cache>/<kind>-<game>-v<version>-<head>.json``
-(``version``: the analysis module's ``VERSION``; ``head``: the start of the hash of the game's
-last event).
+:mod:`core.teka_analysis`: a Teka match double-dummy), computed off the request path as a
+budgeted service and kept in a file cache (derived data, never the log):
+``<cache>/<kind>-<game>-v<version>-<head>.json`` (``version``: the analysis module's
+``VERSION``; ``head``: the start of the hash of the game's last event).
 
-A request for a match not analysed yet starts its analysis (:func:`lookup`) and is answered
-``202`` with the progress; every later request, in this process or another one, shares that
-computation: an exclusive ``flock`` on the ``.lock`` file of the same name is held from the
-request that starts it to the end, and the progress is a small JSON file beside it. The
-analyses run in threads (``GAMENIGHT_TEKA_ANALYSES`` at a time, default 1); each thread
-only waits on a child process that solves (:class:`server.games.dd_worker.BudgetedSolve`,
-``GAMENIGHT_TEKA_SOLVE_SECONDS`` a solve), so the server's own processes stay responsive.
+**The queue.** A request for a match not analysed yet (:func:`lookup`) puts it in a queue
+of bounded length, ``<cache>/queue.json`` (read and written under an exclusive ``flock`` on
+``<cache>/queue.lock``, so every server process sharing the cache shares one queue), and is
+answered ``202`` with where it is (``position``, ``ahead``) or, once it runs, how far it
+got; every later request, from this process or another, shares that one computation. A
+request is refused, changing nothing, when:
+
+* the client already has :func:`per_client` matches waiting or running (``429``
+  ``too_many_analyses``): a client is a logged-in user, else an address (an IPv6 address
+  by its /64 network);
+* :func:`queue_length` matches asked for are already waiting (``503`` ``queue_full``).
+
+Both with ``Retry-After``. Asking again for a match already in the queue is never refused.
+
+**Order.** Matches someone is watching come first: the replay pages and the app ask with
+``watch=1`` while the replay is open (every 2 s), and a match stays *watched* for
+:data:`WATCH_SECONDS` after such a request; one client keeps at most
+:data:`WATCHES_PER_CLIENT` matches watched at a time (beyond it a request is answered but
+not watched). Then matches people asked for, then league matches analysed ahead of anyone's
+asking (:func:`on_batch`: a league match that finishes is queued at the lowest priority,
+:data:`AHEAD`); within one rank, first come first served.
+
+**Runners.** Each server process runs ``GAMENIGHT_TEKA_ANALYSES`` analyses at a time
+(default 1) taking the queue in order, plus ``GAMENIGHT_ANALYSIS_WATCHED_SLOTS`` (default 1)
+that take only watched matches: a watched replay never waits behind a match nobody watches.
+The runner threads exist only while there is work (started by the request that queues it,
+ending when the queue is empty). A runner holds an exclusive ``flock`` on the match's
+``.lock`` file while it works; a match marked running whose lock is free lost its runner (a
+process killed) and is queued again.
+
+**Budget.** Each solve runs in a child process (:class:`server.games.dd_worker.BudgetedSolve`)
+with ``GAMENIGHT_TEKA_SOLVE_SECONDS`` (30) for one solve and :func:`cpu_seconds`
+(``GAMENIGHT_ANALYSIS_CPU_SECONDS``, 120) of the child's CPU for the whole match. Past the
+match's budget no figure is solved any more: the analysis ends at once with what was solved,
+marked ``"partial": true`` (the figures not solved are ``null`` and listed in ``cut_short``).
 
 The cache directory: ``GAMENIGHT_ANALYSIS_DIR``, else ``<GAMENIGHT_VAR>/analysis``.
 """
@@ -18,12 +46,16 @@ The cache directory: ``GAMENIGHT_ANALYSIS_DIR``, else ``<GAMENIGHT_VAR>/analysis
 from __future__ import annotations
 
 import fcntl
+import importlib
+import ipaddress
 import json
 import logging
 import os
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -34,14 +66,83 @@ log = logging.getLogger("server.games")
 
 FAILED_RETRY_SECONDS = 60.0
 """A failed analysis is not started again for this long (its reason is answered)."""
+POLL_SECONDS = 2
+"""How soon a client asks again while its analysis waits or runs (``Retry-After``)."""
+WATCH_SECONDS = 10.0
+"""A match stays watched this long after a request with ``watch=1``."""
+WATCHES_PER_CLIENT = 2
+"""How many matches one client may keep watched at a time."""
+QUEUE_LENGTH = 20
+"""Default of ``GAMENIGHT_ANALYSIS_QUEUE``: matches asked for that may wait."""
+PER_CLIENT = 3
+"""Default of ``GAMENIGHT_ANALYSIS_PER_CLIENT``: matches one client may have waiting or
+running."""
+CPU_SECONDS = 120.0
+"""Default of ``GAMENIGHT_ANALYSIS_CPU_SECONDS``: the solver's CPU time for one match."""
+AHEAD_LENGTH = 200
+"""At most this many league matches wait to be analysed ahead of asking (more are not
+queued: they are analysed when someone asks)."""
+FULL_RETRY_SECONDS = 60
+CLIENT_RETRY_SECONDS = 30
 
-_slots: threading.Semaphore | None = None
-_slots_lock = threading.Lock()
+WATCHED, ASKED, AHEAD = 0, 1, 2
+"""Ranks in the queue: watched (computed from ``watched_until``), asked for by someone, a
+league match analysed ahead of asking."""
+
+QUEUED, RUNNING = "queued", "running"
 
 
 def cache_dir() -> Path:
     own = os.environ.get("GAMENIGHT_ANALYSIS_DIR", "").strip()
     return Path(own) if own else Path(settings.VAR_DIR) / "analysis"
+
+
+def _env_number(name: str, default: float, low: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        return default
+    return value if value >= low else default
+
+
+def queue_length() -> int:
+    """``GAMENIGHT_ANALYSIS_QUEUE``: how many matches asked for may wait (default 20)."""
+    return int(_env_number("GAMENIGHT_ANALYSIS_QUEUE", QUEUE_LENGTH, 1))
+
+
+def per_client() -> int:
+    """``GAMENIGHT_ANALYSIS_PER_CLIENT``: how many matches one client may have waiting or
+    running (default 3)."""
+    return int(_env_number("GAMENIGHT_ANALYSIS_PER_CLIENT", PER_CLIENT, 1))
+
+
+def cpu_seconds() -> float:
+    """``GAMENIGHT_ANALYSIS_CPU_SECONDS``: the solver's CPU seconds for one match (120)."""
+    return _env_number("GAMENIGHT_ANALYSIS_CPU_SECONDS", CPU_SECONDS, 0.001)
+
+
+def _slots() -> dict[str, int]:
+    return {
+        "any": int(_env_number("GAMENIGHT_TEKA_ANALYSES", 1, 1)),
+        "watched": int(_env_number("GAMENIGHT_ANALYSIS_WATCHED_SLOTS", 1, 0)),
+    }
+
+
+def client_of(user: Any, address: str) -> str:
+    """The key a request's limits count under: ``user:<id>`` for a logged-in user, else
+    ``ip:<address>`` (an IPv6 address by its /64 network: one machine has many of them)."""
+    if user is not None and getattr(user, "is_authenticated", False):
+        return f"user:{user.pk}"
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return f"ip:{address or 'unknown'}"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return f"ip:{ip.ipv4_mapped}"
+        return f"ip:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
+    return f"ip:{ip}"
 
 
 @dataclass(frozen=True)
@@ -54,9 +155,23 @@ class Job:
     module: Any
     head: str
 
+    @property
+    def key(self) -> str:
+        return f"{self.kind}-{self.game_id}-v{self.module.VERSION}-{self.head[:16]}"
 
-def _paths(job: Job) -> tuple[Path, Path, Path]:
-    base = cache_dir() / f"{job.kind}-{job.game_id}-v{job.module.VERSION}-{job.head[:16]}"
+
+@dataclass(frozen=True)
+class Answer:
+    """What :func:`lookup` answers: the HTTP status, the JSON body, ``Retry-After`` (or
+    None)."""
+
+    status: int
+    body: dict[str, Any]
+    retry_after: int | None = None
+
+
+def _paths(key: str) -> tuple[Path, Path, Path]:
+    base = cache_dir() / key
     return (base.with_suffix(".json"), base.with_suffix(".progress"),
             base.with_suffix(".lock"))
 
@@ -76,116 +191,375 @@ def _read(path: Path) -> Any:
         return None
 
 
-def _start(job: Job, events: list[Any], lock_file: IO[bytes]) -> None:
-    """Run the analysis in a daemon thread (a stopping server does not wait for it; its
-    solver child ends with the process) once one of the ``GAMENIGHT_TEKA_ANALYSES`` slots
-    (default 1) is free."""
-    global _slots
-    with _slots_lock:
-        if _slots is None:
-            try:
-                n = max(1, int(os.environ.get("GAMENIGHT_TEKA_ANALYSES", "1")))
-            except ValueError:
-                n = 1
-            _slots = threading.Semaphore(n)
-        slots = _slots
+# --------------------------------------------------------------------------- the queue
 
-    def work() -> None:
-        with slots:
-            _run(job, events, lock_file)
 
-    threading.Thread(target=work, daemon=True, name=f"gamenight-analysis-{job.game_id}").start()
+@contextmanager
+def _queue() -> Iterator[list[dict[str, Any]]]:
+    """The queue's entries, under the queue's lock (every process); written back when
+    changed. An entry: ``key``, ``kind``, ``game``, ``head``, ``client`` (who asked first;
+    ``""`` for a match queued ahead), ``rank`` (:data:`ASKED` or :data:`AHEAD`),
+    ``created``, ``watched_until``, ``watched_by``, ``state`` (queued, running), and while
+    it runs ``pid`` and ``started``."""
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / "queue.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = _read(d / "queue.json")
+        jobs: list[dict[str, Any]] = [
+            j for j in (data.get("jobs") if isinstance(data, dict) else None) or []
+            if isinstance(j, dict) and isinstance(j.get("key"), str)
+        ]
+        before = json.dumps(jobs, sort_keys=True)
+        yield jobs
+        if json.dumps(jobs, sort_keys=True) != before:
+            _write(d / "queue.json", {"jobs": jobs})
+
+
+def _watched(j: dict[str, Any], now: float) -> bool:
+    return float(j.get("watched_until") or 0) > now
+
+
+def _order(now: float) -> Any:
+    def key(j: dict[str, Any]) -> tuple[int, int, float]:
+        rank = WATCHED if _watched(j, now) else int(j.get("rank", ASKED))
+        return rank, int(j.get("rank", ASKED)), float(j.get("created", 0))
+
+    return key
+
+
+def _locked(path: Path) -> bool:
+    """Whether someone holds ``path``'s ``flock`` (a runner at work on that match)."""
+    try:
+        f = open(path, "a+b")
+    except OSError:
+        return False
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False
+
+
+def _reap(jobs: list[dict[str, Any]]) -> None:
+    """(under the queue's lock) Matches analysed meanwhile leave the queue; a match marked
+    running whose runner is gone (its lock is free) waits again."""
+    for j in list(jobs):
+        result, _, lock = _paths(j["key"])
+        if result.exists():
+            jobs.remove(j)
+        elif j.get("state") == RUNNING and not _locked(lock):
+            log.warning("the analysis of match %s lost its runner: queued again", j.get("game"))
+            j["state"] = QUEUED
+            j.pop("pid", None)
+            j.pop("started", None)
+
+
+def _entry(job: Job, client: str, rank: int, now: float) -> dict[str, Any]:
+    return {"key": job.key, "kind": job.kind, "game": job.game_id, "head": job.head,
+            "client": client, "rank": rank, "created": now, "watched_until": 0.0,
+            "watched_by": "", "state": QUEUED}
+
+
+def _watch(jobs: list[dict[str, Any]], j: dict[str, Any], client: str, now: float) -> bool:
+    """Mark ``j`` watched by ``client`` for :data:`WATCH_SECONDS`, unless the client already
+    watches :data:`WATCHES_PER_CLIENT` other matches; whether ``j`` is watched now."""
+    others = sum(1 for o in jobs if o is not j and o.get("watched_by") == client
+                 and _watched(o, now))
+    if others < WATCHES_PER_CLIENT:
+        j["watched_until"] = now + WATCH_SECONDS
+        j["watched_by"] = client
+    return _watched(j, now)
 
 
 def progress_text(p: dict[str, Any]) -> str:
     if p.get("state") == "running" and p.get("hands"):
         return f"hand {p['hand']} of {p['hands']}"
-    if p.get("state") == "queued":
-        return "waiting for another analysis to finish"
     return "starting"
 
 
-def lookup(g: Any, module: Any, head: str, events: Any) -> tuple[int, dict[str, Any]]:
-    """``(200, analysis)`` when it is in the cache, else ``(202, progress)`` (an analysis is
-    running or was just started for ``events``, a callable returning the match's events,
-    called only when one starts), or ``(503, error)`` after a failure. ``head``: the hash of
-    the match's last event, part of the cache key (a cache kept across databases never
-    answers for another match of the same number). ``g``: the game's row; ``module``: its
-    game's analysis module."""
+def _where(jobs: list[dict[str, Any]], j: dict[str, Any], now: float) -> dict[str, Any]:
+    """The 202 answer for ``j``: its place while it waits, its progress while it runs."""
+    watched = _watched(j, now)
+    if j.get("state") == RUNNING:
+        p = _read(_paths(j["key"])[1]) or {}
+        return {"state": "computing", "progress": progress_text(p), "hand": p.get("hand"),
+                "hands": p.get("hands"), "position": 0, "ahead": 0, "watched": watched,
+                "retry_after": POLL_SECONDS}
+    waiting = sorted((o for o in jobs if o.get("state") == QUEUED), key=_order(now))
+    ahead = next(i for i, o in enumerate(waiting) if o is j)
+    running = sum(1 for o in jobs if o.get("state") == RUNNING)
+    text = ("next in the queue" if ahead == 0 else
+            f"in the queue, {ahead} {'match' if ahead == 1 else 'matches'} ahead")
+    return {"state": "queued", "progress": text, "hand": None, "hands": None,
+            "position": ahead + 1, "ahead": ahead, "running": running, "watched": watched,
+            "retry_after": POLL_SECONDS}
+
+
+def lookup(g: Any, module: Any, head: str, client: str = "", watch: bool = False) -> Answer:
+    """The answer for game ``g``'s analysis by ``module``: ``200`` with it when it is in the
+    cache; else ``202`` with its place in the queue or its progress (queued by this request
+    if it was not); ``429``/``503`` when the client's or the server's queue is full;
+    ``503`` for a minute after a failure. ``head``: the hash of the match's last event, part
+    of the cache key (a cache kept across databases never answers for another match of the
+    same number). ``client``: the key the request's limits count under
+    (:func:`client_of`); ``watch``: the request comes from a replay that is open."""
     job = Job(str(g.kind), int(g.pk), module, head)
-    result, progress, lock = _paths(job)
+    result, progress, _ = _paths(job.key)
     done = _read(result)
     if done is not None:
-        return 200, done
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    f = open(lock, "a+b")  # (held by the job until it ends)
+        return Answer(200, done)
+    p = _read(progress)
+    if (p is not None and p.get("state") == "failed"
+            and time.time() - float(p.get("time", 0)) < FAILED_RETRY_SECONDS):
+        return Answer(503, {"error": {"code": "analysis_failed", "reason":
+                                      f"the analysis failed ({p.get('reason')}); it is "
+                                      "tried again in a minute"}},
+                      int(FAILED_RETRY_SECONDS))
+    now = time.time()
+    with _queue() as jobs:
+        _reap(jobs)
+        j = next((o for o in jobs if o["key"] == job.key), None)
+        if j is None:
+            done = _read(result)  # (finished meanwhile)
+            if done is not None:
+                return Answer(200, done)
+            mine = sum(1 for o in jobs if client and o.get("client") == client)
+            if client and mine >= per_client():
+                return Answer(429, {"error": {"code": "too_many_analyses", "reason":
+                              f"you already have {mine} matches waiting for their "
+                              "analysis; ask again when one of them is ready"}},
+                              CLIENT_RETRY_SECONDS)
+            waiting = sum(1 for o in jobs if o.get("state") == QUEUED
+                          and o.get("rank") == ASKED)
+            if waiting >= queue_length():
+                return Answer(503, {"error": {"code": "queue_full", "reason":
+                              f"the server's analysis queue is full ({waiting} matches "
+                              "wait); ask again in a minute"}}, FULL_RETRY_SECONDS)
+            j = _entry(job, client, ASKED, now)
+            jobs.append(j)
+            log.info("match %d queued for analysis (%d waiting)", job.game_id, waiting + 1)
+        elif j.get("rank") == AHEAD:
+            j["rank"] = ASKED  # (someone asks now: the client is not charged for it)
+        if watch:
+            _watch(jobs, j, client, now)
+        answer = _where(jobs, j, now)
+        queued = [o for o in jobs if o.get("state") == QUEUED]
+    _kick(bool(queued), any(_watched(o, now) for o in queued))
+    return Answer(202, answer, POLL_SECONDS)
+
+
+def queue_ahead(kind: str, game_id: int, module: Any, head: str) -> bool:
+    """Queue a finished match to be analysed before anyone asks (at the lowest rank); False
+    when it is analysed or queued already, or too many wait."""
+    job = Job(kind, game_id, module, head)
+    if _paths(job.key)[0].exists():
+        return False
+    with _queue() as jobs:
+        if any(o["key"] == job.key for o in jobs):
+            return False
+        if sum(1 for o in jobs if o.get("rank") == AHEAD) >= AHEAD_LENGTH:
+            log.warning("match %d is not analysed ahead: %d matches wait for that already",
+                        game_id, AHEAD_LENGTH)
+            return False
+        jobs.append(_entry(job, "", AHEAD, time.time()))
+    _kick(True, False)
+    return True
+
+
+def on_batch(batch: Any) -> None:
+    """(store listener, after the commit; served processes only: :func:`serve`) a batch that
+    finished a match with a background analysis: if it is a league match, queue it ahead
+    (in a thread: the listener may run on the event loop, and reads the database)."""
+    if batch.outcome is None or _module(str(batch.entry.kind)) is None:
+        return
+    threading.Thread(target=_ahead, args=(int(batch.game_id),), daemon=True,
+                     name=f"gamenight-analysis-ahead-{batch.game_id}").start()
+
+
+def _ahead(game_id: int) -> None:
+    from django.db import connection
+
+    from .models import ChainHead, Game
+
     try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.close()
-        p = _read(progress) or {"state": "starting"}
-        return 202, _pending(p)
+        row = (Game.objects.filter(pk=game_id, league__isnull=False, status=Game.FINISHED)
+               .values_list("kind", flat=True).first())
+        if row is None:
+            return
+        module = _module(row)
+        head = ChainHead.objects.filter(game_id=game_id).values_list("head", flat=True).first()
+        if module is not None and head:
+            queue_ahead(row, game_id, module, head)
+    except Exception:
+        log.exception("match %d could not be queued for analysis", game_id)
+    finally:
+        connection.close()
+
+
+def _module(kind: str) -> Any:
+    """The background analysis module of games of ``kind``, or None."""
+    import core
+
+    game = core.GAMES.get(kind)
+    name = game.analysis_module() if game is not None else None
+    if not name:
+        return None
+    module = importlib.import_module(name)
+    return module if getattr(module, "BACKGROUND", False) else None
+
+
+def serve() -> None:
+    """(a served process, at its start) hear of finished league matches, and take up the
+    matches left queued by a process that stopped."""
+    from . import store
+
+    if on_batch not in store.LISTENERS:
+        store.LISTENERS.append(on_batch)
+    threading.Thread(target=resume, daemon=True, name="gamenight-analysis-resume").start()
+
+
+def resume() -> None:
+    """Start runners if matches wait (after a restart: nobody may ask for them again)."""
     try:
-        done = _read(result)  # (finished between the first look and the lock)
-        if done is not None:
-            f.close()
-            return 200, done
-        p = _read(progress)
-        if (p is not None and p.get("state") == "failed"
-                and time.time() - float(p.get("time", 0)) < FAILED_RETRY_SECONDS):
-            f.close()
-            return 503, {"error": {"code": "analysis_failed", "reason":
-                         f"the analysis failed ({p.get('reason')}); it is tried again "
-                         "in a minute"}}
-        evs = list(events())
-        p = {"state": "queued", "time": time.time()}
-        _write(progress, p)
-        _start(job, evs, f)
-    except BaseException:
-        f.close()
-        raise
-    return 202, _pending(p)
+        now = time.time()
+        with _queue() as jobs:
+            _reap(jobs)
+            queued = [o for o in jobs if o.get("state") == QUEUED]
+        if queued:
+            _kick(True, any(_watched(o, now) for o in queued))
+    except OSError:
+        log.exception("the analysis queue cannot be read")
 
 
-def _pending(p: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "state": "computing",
-        "progress": progress_text(p),
-        "hand": p.get("hand"),
-        "hands": p.get("hands"),
-        "retry_after": 2,
-    }
+# --------------------------------------------------------------------------- runners
+
+_proc_lock = threading.Lock()
+_generation = 0
+_threads: dict[str, int] = {"any": 0, "watched": 0}
 
 
-def _run(job: Job, events: list[Any], lock_file: IO[bytes]) -> None:
+def _kick(any_queued: bool, watched_queued: bool) -> None:
+    """Make sure this process has its runners while matches wait."""
+    global _generation
+    if not any_queued:
+        return
+    slots = _slots()
+    with _proc_lock:
+        _generation += 1
+        for lane in ("any", "watched") if watched_queued else ("any",):
+            while _threads[lane] < slots[lane]:
+                _threads[lane] += 1
+                threading.Thread(target=_runner, args=(lane,), daemon=True,
+                                 name=f"gamenight-analysis-{lane}").start()
+
+
+def _runner(lane: str) -> None:
+    """Take matches from the queue (``lane`` "watched": only watched ones) until none is
+    left; then end (a later request starts a new runner)."""
+    try:
+        while True:
+            with _proc_lock:
+                generation = _generation
+            claimed = _claim(lane)
+            if claimed is None:
+                with _proc_lock:
+                    if _generation == generation:  # (nothing queued since the look)
+                        return
+                continue
+            _run(*claimed)
+    except Exception:
+        log.exception("an analysis runner failed")
+    finally:
+        with _proc_lock:
+            _threads[lane] -= 1
+
+
+def _claim(lane: str) -> tuple[dict[str, Any], IO[bytes]] | None:
+    """The first match waiting (watched first, then asked, then ahead; ``lane`` "watched":
+    watched only), marked running, with its lock held; or None."""
+    now = time.time()
+    with _queue() as jobs:
+        _reap(jobs)
+        waiting = sorted((o for o in jobs if o.get("state") == QUEUED), key=_order(now))
+        for j in waiting:
+            if lane == "watched" and not _watched(j, now):
+                break
+            f = open(_paths(j["key"])[2], "a+b")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # (an older server process at work on it)
+                f.close()
+                continue
+            j.update(state=RUNNING, pid=os.getpid(), started=now)
+            return dict(j), f
+    return None
+
+
+def _events(game_id: int) -> list[Any]:
+    from django.db import connection
+
+    from . import store
+
+    try:
+        return [ev for _, _, ev in store.entry(game_id, fresh=True).log]
+    finally:
+        connection.close()  # (back to the pool: the analysis holds none)
+
+
+def _run(j: dict[str, Any], lock_file: IO[bytes]) -> None:
     from .dd_worker import BudgetedSolve, solve_seconds
 
-    game_id = job.game_id
-    result, progress, _ = _paths(job)
+    game_id = int(j["game"])
+    result, progress, _ = _paths(j["key"])
     budget = solve_seconds()
-    solve = BudgetedSolve(budget)
+    cpu = cpu_seconds()
+    solve = BudgetedSolve(budget, cpu)
     t0 = time.monotonic()
-    log.warning("analysing match %d in the background (%.0f s a solve at most)",
-                game_id, budget)
+    waited = time.time() - float(j.get("created", time.time()))
+    log.warning("analysing match %d in the background (%.0f s a solve, %.0f CPU s the match "
+                "at most; waited %.1f s)", game_id, budget, cpu, waited)
+    at = [0, 0]
     try:
+        module = _module(str(j["kind"]))
+        if module is None:
+            raise ValueError(f"{j['kind']} games have no background analysis")
+        _write(progress, {"state": "running", "hand": None, "hands": None, "time": time.time()})
+        events = _events(game_id)
 
         def report(hand: int, hands: int) -> None:
+            if not solve.exhausted:
+                at[:] = [hand, hands]
             _write(progress, {"state": "running", "hand": hand, "hands": hands,
                               "time": time.time()})
 
-        out = job.module.analyse(events, solve, report, solve.cards)
+        out = module.analyse(events, solve, report, solve.cards)
         out["id"] = game_id
-        out["budget"] = {"seconds_per_solve": budget, "solves": solve.solves,
-                         "cut_short": solve.cut, "slowest": round(solve.slowest, 3),
-                         "seconds": round(time.monotonic() - t0, 3)}
+        out["partial"] = solve.exhausted
+        if solve.exhausted:
+            out["partial_reason"] = (
+                f"the match's budget of {cpu:g} CPU seconds ran out in hand {at[0]} of "
+                f"{at[1]}: the figures not solved by then are null")
+        out["budget"] = {"seconds_per_solve": budget, "cpu_seconds": cpu,
+                         "cpu_used": round(solve.cpu, 3), "solves": solve.solves,
+                         "cut_short": solve.cut, "not_tried": solve.refused,
+                         "slowest": round(solve.slowest, 3),
+                         "seconds": round(time.monotonic() - t0, 3),
+                         "waited": round(waited, 3)}
         _write(result, out)
         progress.unlink(missing_ok=True)
-        log.info("analysed game %d in %.1f s (%d solves, %d cut short)",
-                 game_id, time.monotonic() - t0, solve.solves, solve.cut)
+        log.info("analysed match %d in %.1f s (%d solves, %d cut short, %.1f CPU s%s)",
+                 game_id, time.monotonic() - t0, solve.solves, solve.cut, solve.cpu,
+                 ", partial" if solve.exhausted else "")
     except Exception as exc:
-        log.exception("the analysis of game %d failed", game_id)
+        log.exception("the analysis of match %d failed", game_id)
         _write(progress, {"state": "failed", "reason": str(exc) or type(exc).__name__,
                           "time": time.time()})
     finally:
         solve.close()
-        lock_file.close()
+        try:
+            with _queue() as jobs:
+                jobs[:] = [o for o in jobs if o["key"] != j["key"]]
+        finally:
+            lock_file.close()

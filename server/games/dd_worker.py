@@ -7,8 +7,9 @@ Protocol on the child's stdin/stdout, one JSON object a line: the parent writes 
 (``hands``, ``trumps``, ``leader``, ``trick``, ``first_trick``, ``sitting_out``, ``side``, the
 fields of :class:`core.teka_dd.Position`; ``"cards": true`` asks for every legal card's
 figure), the child answers ``{"value": tricks}`` (``{"cards": {card: tricks}}``) or
-``{"error": reason}`` (and ``{"ready": true}`` once, when it has started). The child ends
-at the end of its input, or when its parent dies.
+``{"error": reason}`` (and ``{"ready": true}`` once, when it has started); each answer also
+carries ``"cpu"``, the child's CPU seconds so far (what a match's CPU budget counts). The
+child ends at the end of its input, or when its parent dies.
 """
 
 from __future__ import annotations
@@ -57,14 +58,24 @@ def _position(d: dict[str, Any]) -> Position:
 class BudgetedSolve:
     """A solve function for :func:`core.teka_analysis.analyse`: the declaring side's tricks,
     or ``None`` when the solve took more than ``budget`` seconds (the child is ended then).
-    ``close()`` ends the child."""
+    ``close()`` ends the child.
 
-    def __init__(self, budget: float) -> None:
+    ``cpu_budget``: the CPU seconds all the solves together may take (the child's own CPU
+    time, its start not counted; a solve cut short counts its whole time). A solve never
+    runs past what is left of it; once it is spent (``exhausted``), every solve answers
+    ``None`` at once, without asking the child (``refused`` counts them)."""
+
+    def __init__(self, budget: float, cpu_budget: float | None = None) -> None:
         self.budget = budget
+        self.cpu_budget = cpu_budget
         self.proc: subprocess.Popen[bytes] | None = None
         self.solves = 0
         self.cut = 0
+        self.refused = 0
         self.slowest = 0.0
+        self.cpu = 0.0
+        self.exhausted = False
+        self._child_cpu = 0.0
 
     def _start(self) -> subprocess.Popen[bytes]:
         """The child, started and ready (its imports are not counted in a solve's budget)."""
@@ -74,9 +85,11 @@ class BudgetedSolve:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             )
             assert self.proc.stdout is not None
-            if _read_line(self.proc.stdout, time.monotonic() + START_SECONDS) is None:
+            line = _read_line(self.proc.stdout, time.monotonic() + START_SECONDS)
+            if line is None:
                 self.close()
                 raise RuntimeError("the double-dummy solver process did not start")
+            self._child_cpu = float(json.loads(line).get("cpu", 0.0))
         return self.proc
 
     def __call__(self, position: Position) -> int | None:
@@ -89,22 +102,40 @@ class BudgetedSolve:
         return None if answer is None else {str(c): int(v) for c, v in answer["cards"].items()}
 
     def _ask(self, question: dict[str, Any]) -> dict[str, Any] | None:
+        limit = self.budget
+        if self.cpu_budget is not None:
+            left = self.cpu_budget - self.cpu
+            if left <= 0:
+                self.exhausted = True
+                self.refused += 1
+                return None
+            limit = min(limit, left)  # (CPU time never runs faster than the clock)
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         t0 = time.monotonic()
         try:
             proc.stdin.write(json.dumps(question).encode() + b"\n")
             proc.stdin.flush()
-            line = _read_line(proc.stdout, t0 + self.budget)
+            line = _read_line(proc.stdout, t0 + limit)
         except OSError:
             line = None
+        took = time.monotonic() - t0
         self.solves += 1
-        self.slowest = max(self.slowest, time.monotonic() - t0)
+        self.slowest = max(self.slowest, took)
         if line is None:
             self.cut += 1
+            self.cpu += took
+            if limit < self.budget:
+                self.exhausted = True
             self.close()
             return None
         answer: dict[str, Any] = json.loads(line)
+        if "cpu" in answer:
+            cpu = float(answer["cpu"])
+            self.cpu += max(0.0, cpu - self._child_cpu)
+            self._child_cpu = cpu
+        else:
+            self.cpu += took
         if "error" in answer:
             raise ValueError(f"the solver refused a position: {answer['error']}")
         return answer
@@ -147,7 +178,7 @@ def main(argv: list[str]) -> int:
     from core.teka_dd import Solver
 
     solver = Solver()
-    sys.stdout.write('{"ready": true}\n')
+    sys.stdout.write(json.dumps({"ready": True, "cpu": time.process_time()}) + "\n")
     sys.stdout.flush()
     for line in sys.stdin:
         try:
@@ -159,6 +190,7 @@ def main(argv: list[str]) -> int:
             )
         except (ValueError, KeyError, TypeError) as exc:
             out = {"error": str(exc)}
+        out["cpu"] = time.process_time()
         sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
     return 0

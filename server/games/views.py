@@ -710,7 +710,7 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
     g = get_game(game_id)
     module = analysis_of(g, "analyses")
     if getattr(module, "BACKGROUND", False):
-        return background_analysis(g, module)
+        return background_analysis(request, g, module)
     if g.status != Game.FINISHED:
         # Teeko hides nothing, but the analysis of a running game is a hint for its players.
         raise ApiError(409, "not_finished", "a game is analysed once it is finished")
@@ -726,29 +726,34 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
     return out
 
 
-def background_analysis(g: Game, module: Any) -> Any:
-    """The analysis of a finished game computed off the request path by ``module``
-    (:mod:`server.games.analysis_jobs`): 200 with it, or 202 with the progress."""
+def background_analysis(request: HttpRequest, g: Game, module: Any) -> Any:
+    """The analysis of a finished game computed off the request path by ``module``, a
+    budgeted queue (:mod:`server.games.analysis_jobs`): 200 with it, 202 with its place in
+    the queue or its progress, 429/503 with ``Retry-After`` when the queue is full.
+    ``?watch=1``: asked by a replay that is open (watched matches go first)."""
+    watch = request.GET.get("watch", "0")
+    if watch not in ("0", "1"):
+        raise ApiError(400, "bad_request", "watch is 1 (the replay is open) or 0")
     if g.status != Game.FINISHED:
         # Every hand is shown: never while the match is played.
         raise ApiError(409, "not_finished", "a match is analysed once it is finished")
     from . import analysis_jobs
     from .models import ChainHead
 
-    def events() -> list[Any]:
-        return [ev for _, _, ev in store.entry(g.pk, fresh=True).log]
-
     head = ChainHead.objects.filter(game_id=g.pk).values_list("head", flat=True).first() or ""
+    client = analysis_jobs.client_of(getattr(request, "api_user", None),
+                                     str(request.META.get("REMOTE_ADDR") or ""))
     try:
-        status, out = analysis_jobs.lookup(g, module, head, events)
+        answer = analysis_jobs.lookup(g, module, head, client, watch == "1")
     except OSError:  # (the cache folder cannot be written: said, not a 500)
         log.exception("the analysis cache of game %d cannot be written", g.pk)
         raise ApiError(503, "unavailable", "the analysis cannot be kept on this server (its "
                        "cache folder cannot be written)") from None
-    if status == 200:
-        return out
-    resp = JsonResponse(out, status=status)
-    resp["Retry-After"] = "2"
+    if answer.status == 200:
+        return answer.body
+    resp = JsonResponse(answer.body, status=answer.status)
+    if answer.retry_after is not None:
+        resp["Retry-After"] = str(answer.retry_after)
     return resp
 
 
