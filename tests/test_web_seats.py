@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from server_helpers import check_record
+from server_helpers import check_record, seat_code
 from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 import core
@@ -27,9 +27,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.m
 PHONE = (390, 844)
 
 
-def post(server: Any, path: str, data: Any) -> Any:
+def post(server: Any, path: str, data: Any, **headers: str) -> Any:
     req = urllib.request.Request(server.http + path, data=json.dumps(data).encode(),
-                                 method="POST", headers={"Content-Type": "application/json"})
+                                 method="POST",
+                                 headers={"Content-Type": "application/json", **headers})
     with urllib.request.urlopen(req, timeout=10) as r:
         return json.loads(r.read())
 
@@ -52,10 +53,28 @@ def shot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(where) / name), full_page=True)
 
 
+def organiser_table(chromium: Any, server: Any, django_user_model: Any, data: Any) -> Any:
+    """A table created by an organiser (its token), and its table page in the browser with
+    the organiser logged in there: the seat codes and QR codes show only then."""
+    in_thread(lambda: django_user_model.objects.create_user("org", password="org-pw"))
+    token = post(server, "/api/login", {"username": "org", "password": "org-pw"})["token"]
+    g = post(server, "/api/games/", data, Authorization=f"Token {token}")
+    table = open_page(chromium, f"{server.http}/games/{g['id']}/table/", 1280, 800)
+    assert table.page.query_selector("#seats img.qr") is None  # (nobody's codes yet)
+    for code in (seat_code(g, i) for i in range(len(g["seats"]))):
+        assert code not in table.page.content()
+    table.page.locator("#organiser > summary").click()
+    table.page.fill("#user", "org")
+    table.page.fill("#password", "org-pw")
+    table.page.locator("#login button").click()
+    table.page.wait_for_selector("#seats img.qr")
+    return g, table
+
+
 def join_phones(chromium: Any, server: Any, g: dict[str, Any], names: list[str]) -> list[Any]:
     phones = []
     for i, name in enumerate(names):
-        w = open_page(chromium, f"{server.http}/join/{g['code']}{i + 1}/", *PHONE)
+        w = open_page(chromium, f"{server.http}/join/{seat_code(g, i)}/", *PHONE)
         w.page.fill("#name", name)
         w.page.click("#open-seats button")
         w.page.wait_for_selector("#play:not([hidden])")
@@ -125,14 +144,12 @@ def small_controls(page: Any) -> list[str]:
     }"""))
 
 
-def test_four_phones_play_a_teka_hand(daphne_server, browser):  # noqa: F811
+def test_four_phones_play_a_teka_hand(daphne_server, browser, django_user_model):  # noqa: F811
     server = daphne_server
-    g = post(server, "/api/games/", {"kind": "teka"})
+    g, table = organiser_table(browser, server, django_user_model, {"kind": "teka"})
     gid = g["id"]
-    table = open_page(browser, f"{server.http}/games/{gid}/table/", 1280, 800)
-    table.page.wait_for_selector("#seats img.qr")
-    assert len(table.page.query_selector_all("#seats img.qr")) == 4
-    assert f"{g['code']}3" in table.page.inner_text("#seats")
+    table.page.wait_for_function("() => document.querySelectorAll('#seats img.qr').length == 4")
+    assert seat_code(g, 2) in table.page.inner_text("#seats")
     shot(table.page, "table-teka-open-desktop.png")
     t0 = time.monotonic()
     phones = join_phones(browser, server, g, ["Ann", "Bob", "Cy", "Di"])
@@ -189,12 +206,12 @@ def test_four_phones_play_a_teka_hand(daphne_server, browser):  # noqa: F811
           f"in before it and the joins included; {len(log)} events)")
 
 
-def test_three_phones_play_tedoku_to_the_end(daphne_server, browser):  # noqa: F811
+def test_three_phones_play_tedoku_to_the_end(daphne_server, browser,  # noqa: F811
+                                             django_user_model):
     server = daphne_server
-    g = post(server, "/api/games/", {"kind": "tedoku", "options": {"seats": 3}})
+    g, table = organiser_table(browser, server, django_user_model,
+                               {"kind": "tedoku", "options": {"seats": 3}})
     gid = g["id"]
-    table = open_page(browser, f"{server.http}/games/{gid}/table/", 1280, 800)
-    table.page.wait_for_selector("#seats img.qr")
     phones = join_phones(browser, server, g, ["Ann", "Bob", "Cy"])
     rng = Random(2)
     taps = 0

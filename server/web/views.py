@@ -332,8 +332,12 @@ def table_page(request: HttpRequest, game_id: str) -> HttpResponse:
         return render(request, "web/missing.html", {"game_id": game_id}, status=404)
     # The seat codes only for the organiser's (or a player's) browser session; the page asks
     # for them with the organiser's login otherwise (table.js).
-    info = game_json(g, codes=tables.sees_codes(g, viewing_user(request)))
-    config = {"game": info, "join": request.build_absolute_uri("/join/"), "info": game_info(g)}
+    user = viewing_user(request)
+    info = game_json(g, codes=tables.sees_codes(g, user))
+    # (who is logged in on this browser, if anyone: the page need not ask, and a stranger's
+    # page makes no request that is refused)
+    config = {"game": info, "join": request.build_absolute_uri("/join/"), "info": game_info(g),
+              "user": user.get_username() if user is not None else None}
     title = page_title(g, " · table")
     return render(request, "web/table.html", {"config": config, "title": title, "game": info})
 

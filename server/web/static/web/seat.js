@@ -153,7 +153,7 @@ $("rematch").addEventListener("click", async () => {
   const out = await r.json();
   if (!r.ok) { $("error").textContent = out.error ? out.error.reason : "no rematch"; return; }
   localStorage.setItem(KEY(out.game), JSON.stringify({ seat: out.seat, secret: out.secret }));
-  location.href = `/join/${out.table.code}${out.seat + 1}/`;
+  location.href = `/join/${out.table.seats[out.seat].code}/`; // (the new seat's own code)
 });
 
 cred = stored(game.id);

@@ -14,6 +14,23 @@ const $ = (id) => document.getElementById(id);
 let organiser = null; // the logged-in user's name (the cookie itself is out of reach)
 let csrf = document.querySelector("#login input[name=csrfmiddlewaretoken]").value;
 let ws = null;
+// Each seat's own code (random, new when the seat is released): the server gives them only to
+// the table's organiser and its players (docs/protocol.md, "Private tables"), so a page opened
+// by anyone else shows none until the organiser logs in here.
+let codes = {};
+
+function learnCodes(g) {
+  codes = {};
+  for (const s of g.seats || []) if (s.code) codes[s.seat] = s.code;
+}
+learnCodes(game);
+
+async function loadCodes() {
+  const r = await fetch(`/api/games/${game.id}/`, { credentials: "same-origin" });
+  if (!r.ok) return;
+  learnCodes(await r.json());
+  seatsList(game.seats);
+}
 
 function seatsList(seats) {
   // Names come from players: written as text (textContent), never as markup.
@@ -23,9 +40,11 @@ function seatsList(seats) {
   for (const s of seats) {
     const li = document.createElement("li");
     li.dataset.seat = s.seat;
-    const code = `${game.code}${s.seat + 1}`;
+    const code = codes[s.seat];
     li.appendChild(textDiv("name", `${seatLabel(game.kind, s.seat)}: ${names[s.seat] || ""}`));
-    if (!s.taken && game.status !== "finished") {
+    if (!s.taken && game.status !== "finished" && !code) {
+      li.appendChild(textDiv("", "open: its code shows here when the organiser logs in"));
+    } else if (!s.taken && game.status !== "finished") {
       const img = document.createElement("img");
       img.className = "qr";
       img.alt = `QR code of ${config.join}${code}/`;
@@ -67,6 +86,7 @@ async function post(path, data) {
 
 async function act(seat, what) {
   await post(`/api/games/${game.id}/seats/${seat}/${what}/`);
+  if (organiser) loadCodes(); // (a released seat has a new code)
 }
 
 function loggedIn(name) {
@@ -75,6 +95,8 @@ function loggedIn(name) {
   $("org-in").hidden = !name;
   $("org-user").textContent = name || "";
   if (!name) $("sessions").replaceChildren();
+  if (name) loadCodes().catch(reportError);
+  else codes = {};
   seatsList(game.seats);
 }
 
@@ -115,9 +137,9 @@ $("revoke-others").addEventListener("click", async () => {
   if ((await post("/api/sessions/revoke_others/")).r.ok) showSessions();
 });
 
-async function whoAmI() {
-  const r = await fetch("/api/me/", { credentials: "same-origin" });
-  if (r.ok) loggedIn((await r.json()).username);
+// Who is logged in on this browser, as the server rendered the page (config.user).
+function whoAmI() {
+  if (config.user) loggedIn(config.user);
 }
 
 // A 30-day token an older version of this page kept in localStorage (readable by any script
@@ -140,7 +162,7 @@ function connect() {
 
 function frame(f) {
   if (f.type === "welcome") { $("conn").textContent = "live"; game.status = f.status; game.seats = f.seats; seatsList(f.seats); }
-  else if (f.type === "presence") { game.seats = f.seats; seatsList(f.seats); }
+  else if (f.type === "presence") { game.seats = f.seats; seatsList(f.seats); if (organiser) loadCodes().catch(reportError); }
   else if (f.type === "events" && "view" in f) {
     update($("board"), game.kind, f.view, playerNames(game), {});
     const names = playerNames(game);
@@ -151,5 +173,5 @@ function frame(f) {
 
 seatsList(game.seats);
 forgetOldToken();
-whoAmI().catch(reportError);
+whoAmI();
 connect();
