@@ -148,8 +148,6 @@ class GamenightApp(App):
         from client_kivy.vm.lobby import game_line
 
         title = game_line(game) + (f"  ({who})" if who else "")
-        if game.get("code"):
-            title += f"  · code {game['code']}"
         self.open_session(session, title=title)
 
     def open_kiosk(self, game: dict[str, Any], secrets: dict[int, str], kiosk: bool) -> None:
@@ -160,7 +158,7 @@ class GamenightApp(App):
         assert self.lobby.api is not None
         session = KioskRemoteSession(self.lobby.api, game, secrets, post=kiv_post)
         self.set_kiosk(kiosk)
-        self.open_session(session, title=game_line(game) + f"  · code {game.get('code', '')}")
+        self.open_session(session, title=game_line(game))
 
     # -- table mode (client_kivy/vm/table.py) ---------------------------------------------
     def open_table(self, game: dict[str, Any]) -> None:

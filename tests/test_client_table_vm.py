@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from client_kivy.vm.table import open_seats, qr_matrix, seat_code, split_code
+from client_kivy.vm.table import open_seats, qr_matrix, seat_codes
 
 
-def test_seat_codes():
-    assert seat_code("k7qf9a", 2) == "K7QF9A3"
-    assert split_code("k7qf9a3") == ("K7QF9A", 2)
-    assert split_code("K7QF9A") == ("K7QF9A", None)
-    assert split_code("K7QF9A9") == ("K7QF9A9", None)  # seats count 1 to 8
+def test_seat_codes_are_the_servers():
+    """Each seat's own code, as the server gave it (to the organiser or a seat holder);
+    none when the answer carries none (a stranger's view)."""
+    game = {"seats": [{"seat": 0, "code": "K7QF9A3M"}, {"seat": 1, "code": None},
+                      {"seat": 2, "code": "XY23ZW4P"}]}
+    assert seat_codes(game) == {0: "K7QF9A3M", 2: "XY23ZW4P"}
+    assert seat_codes({"seats": [{"seat": 0, "code": None}]}) == {}
 
 
 def test_qr_matrix_is_segnos_with_a_quiet_zone():

@@ -78,8 +78,9 @@ class LobbyScreen(Screen):
         held = lobby.held_seat(int(g["id"]))
         sub = {"open": "waiting for players", "live": "playing",
                "finished": outcome_line(g)}.get(status, status)
-        row = LobbyRow(text=f"[b]{game_line(g)}[/b]\n[size=13sp][color=b8c7b8]code "
-                            f"{g.get('code', '')} · {sub}[/color][/size]")
+        where = "public" if g.get("public") else "private"
+        row = LobbyRow(text=f"[b]{game_line(g)}[/b]\n[size=13sp][color=b8c7b8]{where} · "
+                            f"{sub}[/color][/size]")
         buttons = row.ids.buttons
         app = App.get_running_app()
 

@@ -123,7 +123,7 @@ class TableScreen(Screen):
         held = m.tablet_seats()
         finished = s.outcome is not None
         key = (tuple(m.seat_line(i) for i in seats), tuple(opened), tuple(sorted(held)), finished,
-               m.busy, m.code)
+               m.busy, tuple(sorted(m.codes.items())))
         if key == self._key:
             return
         self._key = key
@@ -147,7 +147,7 @@ class TableScreen(Screen):
 
     def _card(self, m: TableModel, seat: int, is_open: bool, finished: bool) -> SeatCard:
         card = SeatCard(seat=seat, line=m.seat_line(seat))
-        if is_open:
+        if is_open and m.seat_code(seat):  # (its code: known to the organiser's tablet only)
             card.code = m.seat_code(seat)
             card.url = m.join_url(seat)
             card.ids.qr.matrix = qr_matrix(card.url)

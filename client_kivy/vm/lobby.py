@@ -214,9 +214,7 @@ class Lobby:
             held = self.held_seat(int(game["id"]))
             if held is not None:
                 return {"game": game, "seat": held["seat"], "secret": held.get("secret", "")}
-            from client_kivy.vm.table import split_code
-
-            _, seat = split_code(code)  # a seat's 7-character code names that seat
+            seat = game.get("seat")  # (the seat the code names)
             info = next((s for s in game.get("seats") or [] if s.get("seat") == seat), None)
             seat_free = info is not None and info.get("kind") != "bot" and not info.get("taken")
             if game.get("status") != "open" and not seat_free:
@@ -284,7 +282,8 @@ class Lobby:
 
                 # (computed by the server in the background: asked for until it is ready)
                 model.teka_analysis = TekaReplayAnalysis(model.events)
-                model.teka_analysis.fetch(lambda: api.analysis(int(game["id"])), self.post)
+                model.teka_analysis.fetch(
+                    lambda: api.analysis(int(game["id"]), watch=True), self.post)
             return model
 
         self._run(work, done)

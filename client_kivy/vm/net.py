@@ -147,16 +147,22 @@ class Api:
         return list(self.request("GET", "/api/games/",
                                  params={"status": status, "kind": kind, "limit": limit})["games"])
 
-    def game(self, game_id: int) -> Obj:
-        return dict(self.request("GET", f"/api/games/{game_id}/"))
+    def game(self, game_id: int, seat: int | None = None, secret: str = "") -> Obj:
+        """The game; its seat codes too for the organiser (the login) or, with ``seat`` and
+        its guest ``secret``, a seat holder (docs/protocol.md, "Private tables")."""
+        params: Obj = {"seat": seat, "secret": secret or None} if seat is not None else {}
+        return dict(self.request("GET", f"/api/games/{game_id}/", params=params))
 
     def by_code(self, code: str) -> Obj:
         return dict(self.request("GET", f"/api/codes/{code.strip().upper()}/"))
 
     def create(self, kind: str, options: Obj, seats: list[Obj],
-               join: Obj | None = None, table: Obj | None = None) -> Obj:
-        """``table``: time rules, e.g. ``{"move_limit": 30, "abandon": 120}`` (protocol.md)."""
+               join: Obj | None = None, table: Obj | None = None, public: bool = False) -> Obj:
+        """``table``: time rules, e.g. ``{"move_limit": 30, "abandon": 120}`` (protocol.md);
+        ``public``: listed to everyone (else private: joined with its seats' codes)."""
         body: Obj = {"kind": kind, "options": options, "seats": seats}
+        if public:
+            body["public"] = True
         if join is not None:
             body["join"] = join
         if table is not None:
@@ -170,7 +176,7 @@ class Api:
         return dict(self.request("POST", f"/api/games/{game_id}/join/", body))
 
     def join_code(self, code: str, name: str = "", seat: int | None = None) -> Obj:
-        body: Obj = {"code": code.strip().upper()}
+        body: Obj = {"code": code.strip()}
         if name:
             body["name"] = name
         if seat is not None:
@@ -190,10 +196,13 @@ class Api:
         lines = [json.loads(line) for line in text.splitlines() if line.strip()]
         return lines[0], lines[1:]
 
-    def analysis(self, game_id: int) -> Obj:
+    def analysis(self, game_id: int, watch: bool = False) -> Obj:
         """A finished game's analysis; for Teka, while the server computes it, ``{"state":
-        "computing", "progress": "hand 3 of 9", ...}`` (docs/protocol.md)."""
-        return dict(self.request("GET", f"/api/games/{game_id}/analysis/"))
+        "computing", "progress": "hand 3 of 9", ...}`` or ``{"state": "queued", "position":
+        2, ...}`` (docs/protocol.md). ``watch``: the replay is open on this screen (the
+        server analyses watched matches first)."""
+        return dict(self.request("GET", f"/api/games/{game_id}/analysis/",
+                                 params={"watch": 1 if watch else None}))
 
     # -- seats on phones, the organiser, rematch (protocol.md, "Seats on phones") ----------
     def release_seat(self, game_id: int, seat: int, credential: Obj | None = None) -> Obj:

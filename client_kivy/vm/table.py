@@ -3,10 +3,11 @@ a spectator gets, plus a QR code and a seat code for every open seat, and the or
 "hand to another phone / to a bot" per seat. The tablet may also hold some of the seats
 itself (the people sharing it; a mixed table): their secrets are kept here, per game.
 
-Seat codes (docs/protocol.md, "Seats on phones"): the game's 6-character join code followed
-by the seat's number as players count, 1 to 8 (game ``K7QF9A``, seat index 2 ->
-``K7QF9A3``). The QR code of a seat encodes ``<server>/join/<seat code>/``, the seat's page
-for phones; the app's *Join* takes either code.
+Seat codes (docs/protocol.md, "Private tables"): each seat has its own random 8-symbol
+code, which the server gives only to the table's organiser and its seat holders (the tablet
+that made the table, or holds a seat of it) and which changes when the seat is released. The
+QR code of a seat encodes ``<server>/join/<seat code>/``, the seat's page for phones; the
+app's *Join* takes a seat's code.
 """
 
 from __future__ import annotations
@@ -20,17 +21,15 @@ from client_kivy.vm.session import Post
 Obj = dict[str, Any]
 
 
-def seat_code(game_code: str, seat: int) -> str:
-    """The 7-character code of seat index ``seat`` (0-based) of the game ``game_code``."""
-    return f"{game_code.upper()}{seat + 1}"
-
-
-def split_code(code: str) -> tuple[str, int | None]:
-    """``K7QF9A3`` -> (``K7QF9A``, 2); a 6-character game code -> (code, None)."""
-    c = code.strip().upper()
-    if len(c) == 7 and c[-1].isdigit() and 1 <= int(c[-1]) <= 8:
-        return c[:6], int(c[-1]) - 1
-    return c, None
+def seat_codes(game: Obj) -> dict[int, str]:
+    """{seat: code} of the seats whose codes ``game`` (the server's JSON) carries: all of
+    them for the organiser and the seat holders, else none (or the asker's own)."""
+    out: dict[int, str] = {}
+    for i, s in enumerate(game.get("seats") or []):
+        code = s.get("code")
+        if isinstance(code, str) and code:
+            out[int(s.get("seat", i))] = code
+    return out
 
 
 def join_url(base: str, code: str) -> str:
@@ -81,6 +80,7 @@ class TableModel:
         self.background = background
         kw: Obj = {"socket_factory": socket_factory} if socket_factory is not None else {}
         self.session = RemoteSession(api, game, None, "", post=self.post, **kw)
+        self.codes = seat_codes(self.game)
         self.message = ""
         self.busy = False
         self.rematch_game: int | None = None
@@ -91,10 +91,6 @@ class TableModel:
     @property
     def game_id(self) -> int:
         return int(self.game["id"])
-
-    @property
-    def code(self) -> str:
-        return str(self.session.code or self.game.get("code", ""))
 
     def subscribe(self, cb: Callable[[], None]) -> None:
         self._listeners.append(cb)
@@ -155,7 +151,8 @@ class TableModel:
         return open_seats(self.seats())
 
     def seat_code(self, seat: int) -> str:
-        return seat_code(self.code, seat)
+        """The seat's code as the server last gave it to this tablet ("" if it did not)."""
+        return self.codes.get(seat, "")
 
     def join_url(self, seat: int) -> str:
         return join_url(self.api.base, self.seat_code(seat))
@@ -198,11 +195,13 @@ class TableModel:
         api = self.api
 
         def work() -> Obj:
-            return api.join(self.game_id, seat, name)
+            code = self.seat_code(seat)  # (a private table: its seats are joined by code)
+            return api.join_code(code, name) if code else api.join(self.game_id, seat, name)
 
         def ok(answer: Obj) -> None:
             self._keep(int(answer["seat"]), str(answer.get("secret") or ""))
             self.game = dict(answer.get("game") or self.game)
+            self.codes = seat_codes(self.game) or self.codes
             self.session.seat_info = list(self.game.get("seats") or self.session.seat_info)
 
         self._run(work, ok)
@@ -217,18 +216,26 @@ class TableModel:
             return {"seat": seat, "secret": held[seat]}
         return {}
 
+    def _game_now(self) -> Obj:
+        """The game as the server gives it to this tablet now (with its codes: the app's
+        login, or a seat held here)."""
+        cred = self._credential()
+        return self.api.game(self.game_id, cred.get("seat"), str(cred.get("secret") or ""))
+
     def release(self, seat: int) -> None:
         """Hand ``seat`` to another phone: its old secret is revoked and the seat is open
-        again under the same seat code (a new event in the log)."""
+        again under a new code (no event: who holds a seat is not part of the game)."""
         api = self.api
 
         def work() -> Obj:
-            api.release_seat(self.game_id, seat, self._credential())
-            return {"game": api.game(self.game_id)}  # its seats now
+            out = api.release_seat(self.game_id, seat, self._credential())
+            return {"game": self._game_now(), "code": out.get("code")}  # its seats now
 
         def ok(answer: Obj) -> None:
             self._keep(seat, None)
             self._seats_from(answer)
+            if answer.get("code"):
+                self.codes[seat] = str(answer["code"])
             self.message = f"{self.seat_code(seat)} is open again: scan it with another phone"
 
         self._run(work, ok)
@@ -239,7 +246,7 @@ class TableModel:
 
         def work() -> Obj:
             api.seat_to_bot(self.game_id, seat, level, self._credential())
-            return {"game": api.game(self.game_id)}
+            return {"game": self._game_now()}
 
         def ok(answer: Obj) -> None:
             self._keep(seat, None)
@@ -254,6 +261,7 @@ class TableModel:
         game = answer.get("game")
         if isinstance(game, dict) and game.get("seats"):
             self.game = dict(game)
+            self.codes = seat_codes(game) or self.codes
             self.session.seat_info = list(game["seats"])
 
     def bot_level(self, kinds: list[Obj]) -> str:

@@ -24,6 +24,9 @@ OUTCOMES = {
     "failed_against_par": "down against par",
 }
 POLL_SECONDS = 2.0
+QUEUE_FULL_SECONDS = 30.0
+"""How long to wait before asking again when the server's analysis queue is full."""
+QUEUE_FULL = ("too_many_analyses", "queue_full")
 
 
 def cost_mark(cost: Any) -> str:
@@ -178,6 +181,11 @@ class TekaReplayAnalysis:
                 try:
                     body = get()
                 except ApiError as exc:
+                    if exc.code in QUEUE_FULL:  # (429/503: not started yet; ask later)
+                        post(partial(self._progress, f"not started yet ({exc.reason}); "
+                                     f"asking again in {QUEUE_FULL_SECONDS:.0f} s"))
+                        self._stop.wait(QUEUE_FULL_SECONDS)
+                        continue
                     post(partial(self._unavailable, exc.reason))
                     return
                 if isinstance(body, dict) and isinstance(body.get("hands"), list):
