@@ -329,6 +329,10 @@ def test_logins_are_throttled_per_user_name_and_per_address(server: Any,
     assert (wrong_password.status, wrong_password.raw) == (wrong_name.status, wrong_name.raw)
     assert wrong_password.json == {"error": {"code": "bad_credentials",
                                              "reason": "wrong username or password"}}
+    # a name longer than any user's, a long program name: the same answer, never a 500
+    for name, agent in (("x" * 5000, "curl/8"), ("zed", "y" * 5000)):
+        r = login(server, name, "nope", source="127.0.1.3", User_Agent=agent)
+        assert (r.status, r.raw) == (401, wrong_name.raw)
 
     # per user name: ann's password guessed from a new address each time
     for i in range(2, FAILURES):

@@ -32,6 +32,7 @@ log = logging.getLogger("server.games")
 
 MAX_BODY = 1 << 20
 MAX_CODE = 16
+MAX_USERNAME = 150  # (Django's user names; the throttle stores at most 255 characters)
 
 
 class ApiError(Exception):
@@ -190,6 +191,8 @@ def login(request: HttpRequest) -> Any:
     username, password = data.get("username"), data.get("password")
     if not isinstance(username, str) or not isinstance(password, str):
         raise ApiError(400, "malformed", "username and password are strings")
+    if len(username) > MAX_USERNAME:  # (no such user can exist: answered as a wrong name)
+        raise ApiError(401, "bad_credentials", "wrong username or password")
     browser = data.get("session", False)
     if not isinstance(browser, bool):
         raise ApiError(400, "malformed", "session is true or false")
@@ -469,7 +472,7 @@ def game_detail(request: HttpRequest, game_id: int) -> Any:
     g = get_game(game_id)
     raw = request.GET.get("seat", "")
     seat = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 3 else None
-    secret = request.headers.get("X-Seat-Secret")
+    secret = request.headers.get("X-Seat-Secret") or request.GET.get("secret")
     out = game_json(g, codes=tables.sees_codes(g, viewing_user(request), seat, secret))
     out["rematch"] = tables.rematch_of(game_id)
     return out
