@@ -59,6 +59,8 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
         w = Watched(page)
         answers: list[int] = []
         page.on("response", lambda r: answers.append(r.status) if "/analysis/" in r.url else None)
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url) if "/analysis/" in r.url else None)
         # the first position after the trumps are named: the hand's replay starts
         trumps_seq = 1 + next(i for i, e in enumerate(events) if e["type"] == "trumps")
         page.goto(f"{server.http}/games/{game_id}/?seq={trumps_seq}")
@@ -66,6 +68,8 @@ def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
         assert "computing…" in page.text_content("#analysis")
         page.wait_for_function("() => window.gnStats.analysis === 'shown'", timeout=120_000)
         assert answers[0] == 202 and answers[-1] == 200, answers
+        # the open replay says so: its match goes first in the server's queue
+        assert asked and all(u.endswith("/analysis/?watch=1") for u in asked), asked
         a = analysis_of(server, game_id)
         (h,) = a["hands"]
         # the marks: the play events whose card cost its side, with the cost

@@ -43,12 +43,17 @@ export function parLine(h) {
   return `par ${parValue(h.par)} in ${SUIT_SYMBOL[h.trumps]} (${call}${verdict}) · ${others.join(" · ")}`;
 }
 
-/** Poll the analysis until it is ready; ``onNote(text)`` says where it is. */
+/** The codes of a full queue (429/503 with Retry-After): asked again after the wait. */
+const QUEUE_FULL = new Set(["too_many_analyses", "queue_full"]);
+
+/** Poll the analysis until it is ready; ``onNote(text)`` says where it is (text, not
+ * markup). Each request says ``watch=1`` while the page is visible: the server analyses the
+ * replays people have open first (docs/protocol.md). */
 export async function fetchTekaAnalysis(url, onNote, stats) {
   for (;;) {
     let r;
     try {
-      r = await fetch(url);
+      r = await fetch(`${url}${url.includes("?") ? "&" : "?"}watch=${document.hidden ? 0 : 1}`);
     } catch {
       onNote("Analysis: the server cannot be reached; trying again…");
       await new Promise((ok) => setTimeout(ok, 3000));
@@ -61,6 +66,13 @@ export async function fetchTekaAnalysis(url, onNote, stats) {
       stats.analysisProgress = body.progress;
       onNote(`Analysis: computing… ${body.progress || ""}`);
       await new Promise((ok) => setTimeout(ok, 1000 * (body.retry_after || 2)));
+      continue;
+    }
+    if (body && body.error && QUEUE_FULL.has(body.error.code)) {
+      const wait = Math.min(300, Math.max(2, Number(r.headers.get("Retry-After")) || 30));
+      stats.analysis = "waiting";
+      onNote(`Analysis: not started yet (${body.error.reason}); asking again in ${wait} s…`);
+      await new Promise((ok) => setTimeout(ok, 1000 * wait));
       continue;
     }
     const reason = body && body.error ? body.error.reason : `status ${r.status}`;
