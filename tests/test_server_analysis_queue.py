@@ -37,15 +37,27 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def ask(server: Daphne, game_id: int, client: int = 1, watch: bool | str = False,
-        ) -> tuple[int, Any, dict[str, str]]:
-    """``GET /api/games/<id>/analysis/`` from address 127.0.0.<client>."""
+        token: str = "") -> tuple[int, Any, dict[str, str]]:
+    """``GET /api/games/<id>/analysis/`` from address 127.0.0.<client> (as the user of
+    ``token``, if given)."""
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60,
                                       source_address=(f"127.0.0.{client}", 0))
     try:
         flag = watch if isinstance(watch, str) else ("1" if watch else "")
-        conn.request("GET", f"/api/games/{game_id}/analysis/" + (f"?watch={flag}" if flag else ""))
+        conn.request("GET", f"/api/games/{game_id}/analysis/" + (f"?watch={flag}" if flag else ""),
+                     headers={"Authorization": f"Token {token}"} if token else {})
         r = conn.getresponse()
         return r.status, json.loads(r.read()), {k.lower(): v for k, v in r.getheaders()}
+    finally:
+        conn.close()
+
+
+def call(server: Daphne, method: str, path: str, data: Any) -> tuple[int, Any, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    try:
+        conn.request(method, path, json.dumps(data), {"Content-Type": "application/json"})
+        r = conn.getresponse()
+        return r.status, json.loads(r.read()), r.getheaders()
     finally:
         conn.close()
 
@@ -141,6 +153,22 @@ def test_the_queue_is_bounded_per_server_and_per_client_and_says_where_a_match_i
         assert ask(s, slow[4], client=9)[0] == 503
         queue = json.loads((tmp_path / "analysis" / "queue.json").read_text())["jobs"]
         assert sorted(j["game"] for j in queue) == sorted(slow[:4])
+        # a replay opened on a new match is not shut out by strangers' full queue
+        status, body, _ = ask(s, slow[4], client=10, watch=True)
+        assert status == 202 and body["watched"] is True, body
+        assert (body["position"], body["ahead"]) == (2, 1), body
+        # a logged-in member watching goes before anonymous watchers
+        from django.contrib.auth.models import User
+
+        User.objects.create_user("ann", password="a long enough password")
+        status, login, _ = call(s, "POST", "/api/login",
+                                {"username": "ann", "password": "a long enough password"})
+        assert status == 200, login
+        status, body, _ = ask(s, slow[2], client=11, watch=True, token=login["token"])
+        assert status == 202 and (body["position"], body["watched"]) == (1, True), body
+        assert ask(s, slow[3], client=8, watch=True)[1]["position"] == 2
+        assert ask(s, slow[4], client=10, watch=True)[1]["position"] == 3
+        assert ask(s, slow[1], client=2)[1]["position"] == 4
     finally:
         stop_daphne(s)
 

@@ -14,7 +14,9 @@ request is refused, changing nothing, when:
 * the client already has :func:`per_client` matches waiting or running (``429``
   ``too_many_analyses``): a client is a logged-in user, else an address (an IPv6 address
   by its /64 network);
-* :func:`queue_length` matches asked for are already waiting (``503`` ``queue_full``).
+* :func:`queue_length` matches asked for are already waiting (``503`` ``queue_full``); for
+  a request that watches (below), when as many *watched* matches wait: strangers asking
+  for matches nobody watches cannot shut an open replay out.
 
 Both with ``Retry-After``. Asking again for a match already in the queue is never refused.
 
@@ -22,9 +24,10 @@ Both with ``Retry-After``. Asking again for a match already in the queue is neve
 ``watch=1`` while the replay is open (every 2 s), and a match stays *watched* for
 :data:`WATCH_SECONDS` after such a request; one client keeps at most
 :data:`WATCHES_PER_CLIENT` matches watched at a time (beyond it a request is answered but
-not watched). Then matches people asked for, then league matches analysed ahead of anyone's
-asking (:func:`on_batch`: a league match that finishes is queued at the lowest priority,
-:data:`AHEAD`); within one rank, first come first served.
+not watched). Among them, those a logged-in user watches go first: an address can claim to
+watch, an account is the club's. Then matches people asked for, then league matches
+analysed ahead of anyone's asking (:func:`on_batch`: a league match that finishes is queued
+at the lowest rank, :data:`AHEAD`); within one rank, first come first served.
 
 **Runners.** Each server process runs ``GAMENIGHT_TEKA_ANALYSES`` analyses at a time
 (default 1) taking the queue in order, plus ``GAMENIGHT_ANALYSIS_WATCHED_SLOTS`` (default 1)
@@ -85,9 +88,9 @@ queued: they are analysed when someone asks)."""
 FULL_RETRY_SECONDS = 60
 CLIENT_RETRY_SECONDS = 30
 
-WATCHED, ASKED, AHEAD = 0, 1, 2
-"""Ranks in the queue: watched (computed from ``watched_until``), asked for by someone, a
-league match analysed ahead of asking."""
+ASKED, AHEAD = 1, 2
+"""Ranks in the queue: asked for by someone, a league match analysed ahead of asking (a
+watched match goes before both: :func:`_order`)."""
 
 QUEUED, RUNNING = "queued", "running"
 
@@ -221,9 +224,15 @@ def _watched(j: dict[str, Any], now: float) -> bool:
 
 
 def _order(now: float) -> Any:
+    """The queue's order: watched by a logged-in user, watched, asked, ahead; then first
+    come first served."""
+
     def key(j: dict[str, Any]) -> tuple[int, int, float]:
-        rank = WATCHED if _watched(j, now) else int(j.get("rank", ASKED))
-        return rank, int(j.get("rank", ASKED)), float(j.get("created", 0))
+        if _watched(j, now):
+            first = 0 if str(j.get("watched_by", "")).startswith("user:") else 1
+        else:
+            first = 2
+        return first, int(j.get("rank", ASKED)), float(j.get("created", 0))
 
     return key
 
@@ -262,12 +271,17 @@ def _entry(job: Job, client: str, rank: int, now: float) -> dict[str, Any]:
             "watched_by": "", "state": QUEUED}
 
 
+def _watches(jobs: list[dict[str, Any]], j: dict[str, Any] | None, client: str,
+             now: float) -> int:
+    """How many matches but ``j`` ``client`` keeps watched."""
+    return sum(1 for o in jobs if o is not j and o.get("watched_by") == client
+               and _watched(o, now))
+
+
 def _watch(jobs: list[dict[str, Any]], j: dict[str, Any], client: str, now: float) -> bool:
     """Mark ``j`` watched by ``client`` for :data:`WATCH_SECONDS`, unless the client already
     watches :data:`WATCHES_PER_CLIENT` other matches; whether ``j`` is watched now."""
-    others = sum(1 for o in jobs if o is not j and o.get("watched_by") == client
-                 and _watched(o, now))
-    if others < WATCHES_PER_CLIENT:
+    if _watches(jobs, j, client, now) < WATCHES_PER_CLIENT:
         j["watched_until"] = now + WATCH_SECONDS
         j["watched_by"] = client
     return _watched(j, now)
@@ -331,8 +345,11 @@ def lookup(g: Any, module: Any, head: str, client: str = "", watch: bool = False
                               f"you already have {mine} matches waiting for their "
                               "analysis; ask again when one of them is ready"}},
                               CLIENT_RETRY_SECONDS)
-            waiting = sum(1 for o in jobs if o.get("state") == QUEUED
-                          and o.get("rank") == ASKED)
+            # (a replay open on a new match counts against the watched matches waiting:
+            # strangers' requests filling the queue do not shut it out)
+            watching = watch and _watches(jobs, None, client, now) < WATCHES_PER_CLIENT
+            waiting = sum(1 for o in jobs if o.get("state") == QUEUED and (
+                _watched(o, now) if watching else o.get("rank") == ASKED))
             if waiting >= queue_length():
                 return Answer(503, {"error": {"code": "queue_full", "reason":
                               f"the server's analysis queue is full ({waiting} matches "
