@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from server_helpers import seat_code
 from test_client_gui import app, by_text, find  # noqa: F401  (the module-scoped app fixture)
 
 from bench import testing
@@ -117,7 +118,7 @@ def test_abandoned_seat_handed_to_a_bot(app, daphne_server, server_runtime):  # 
     game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
                       join={"seat": 0, "name": "Ann"}, table={"abandon": 10})
     secret = game["joined"]["secret"]
-    bob = Api(daphne_server.http).join(int(game["id"]), 1, "Bob")  # Bob never connects
+    bob = Api(daphne_server.http).join_code(seat_code(game, 1), "Bob")  # Bob never connects
     assert bob["seat"] == 1
     app.online_play(game, 0, secret)
     screen = app.root.get_screen("game")

@@ -10,8 +10,10 @@ import json
 import threading
 from itertools import pairwise
 from random import Random
+from typing import Any
 
 import pytest
+from server_helpers import seat_code
 from test_client_gui import app, by_text, find  # noqa: F401  (the module-scoped app fixture)
 from test_client_gui_clocks import connect_lobby
 
@@ -67,21 +69,36 @@ def module_colours(path, qr):
     return rows
 
 
+def organiser_app(the_app: Any, server: Any) -> Any:
+    """The app logged in as the organiser "org" (made once) and its Api: the tables it makes
+    are its own, so the server gives it their seat codes (docs/protocol.md, "Private
+    tables")."""
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+    from django.contrib.auth.models import User
+
+    hasher = PBKDF2PasswordHasher()  # (the server's hasher: the test process knows MD5)
+    User.objects.create(username="org", password=hasher.encode("pw", hasher.salt(),
+                                                               iterations=1000))
+    the_app.lobby.connect(server.http, username="org", password="pw")
+    lobby = the_app.lobby
+    assert testing.wait_until(lambda: lobby.connected and lobby.username == "org"), lobby.error
+    return the_app.lobby.api
+
+
 def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, server_runtime,  # noqa: F811
                                                        tmp_path):
     from client_kivy.vm.net import Api
     from client_kivy.vm.table import qr_matrix
 
     testing.set_size(1280, 800)  # (a tablet on its side, whatever size earlier tests left)
-    connect_lobby(app, daphne_server)
-    api = Api(daphne_server.http)
+    # (the tablet is the organiser's: a private table's codes are for it and its players)
+    api = organiser_app(app, daphne_server)
     game = api.create("teka", {}, [{"kind": "open"}] * 4)
-    code = game["code"]
     app.show("lobby")
     lobby = app.root.get_screen("lobby")
-    # (the server may list tables of earlier tests: this game's own row, by its code)
+    # (the server may list tables of earlier tests: this game's own row, by its number)
     def row() -> object | None:
-        rows = [r for r in find(lobby, "LobbyRow") if f"code {code}" in r.text]
+        rows = [r for r in find(lobby, "LobbyRow") if f"#{game['id']} · private" in r.text]
         return rows[0] if rows else None
 
     assert testing.wait_until(lambda: row() is not None and any(
@@ -100,8 +117,8 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
     testing.pump(3)
     assert sorted(screen.cards) == [0, 1, 2, 3]
     for seat, card in screen.cards.items():
-        assert card.code == f"{code}{seat + 1}"
-        assert card.url == f"{daphne_server.http}/join/{code}{seat + 1}/"
+        assert card.code == seat_code(game, seat)
+        assert card.url == f"{daphne_server.http}/join/{seat_code(game, seat)}/"
         assert card.ids.qr.matrix == qr_matrix(card.url)
     # the QR code really drawn is segno's matrix of the seat's address
     card = screen.cards[0]
@@ -116,7 +133,7 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
         testing.pump(5)
     assert read == expected
     # a phone joins seat 3 by its seat code: the table shows Bob there, its QR code gone
-    api.join(int(game["id"]), 2, "Bob")
+    Api(daphne_server.http).join_code(seat_code(game, 2), "Bob")
     assert testing.wait_until(lambda: screen.cards.get(2) is not None and
                               screen.cards[2].code == "" and "Bob" in screen.cards[2].line)
     assert sorted(s for s, c in screen.cards.items() if c.code) == [0, 1, 3]
@@ -240,7 +257,7 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
                          lambda: seat in screen.model.tablet_seats()), screen.message  # noqa: B023
     phones = []
     for seat, name in ((2, "Cleo"), (3, "Dan")):
-        joined = api.join(int(game["id"]), seat, name)
+        joined = api.join_code(seat_code(game, seat), name)
         phones.append(Phone(api, joined["game"], seat, joined["secret"], seed=seat))
     for p in phones:
         p.start()
@@ -316,8 +333,8 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
 
 
 def test_join_a_seat_by_its_code_in_the_app(app, daphne_server, server_runtime):  # noqa: F811
-    """Typing a seat's 7-character code in the lobby sits there (that seat, not the first
-    open one); the 6-character code still takes the first open seat."""
+    """Typing a seat's code in the lobby (any case) sits there (that seat, not the first
+    open one)."""
     from client_kivy.vm.net import Api
 
     connect_lobby(app, daphne_server, name="Cleo")
@@ -326,7 +343,7 @@ def test_join_a_seat_by_its_code_in_the_app(app, daphne_server, server_runtime):
     app.show("lobby")
     lobby = app.root.get_screen("lobby")
     testing.pump(3)
-    lobby.ids.code.text = f"{game['code']}3".lower()
+    lobby.ids.code.text = seat_code(game, 2).lower()
     testing.tap(lobby.ids.join_code)
     assert testing.wait_until(lambda: app.root.current == "game"), app.lobby.error
     s = app.session
@@ -341,7 +358,7 @@ def test_join_a_seat_by_its_code_in_the_app(app, daphne_server, server_runtime):
 def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,  # noqa: F811
                                                               server_runtime):
     """The tablet made the table and sits at seat 1; Bob's phone is gone: *Another phone*
-    opens his seat again under the same code (his old secret no longer plays), and Dan's
+    opens his seat again under a new code (his old secret no longer plays), and Dan's
     seat goes to a bot with *Bot*. Both are new events in the log."""
     from django.contrib.auth.hashers import PBKDF2PasswordHasher
     from django.contrib.auth.models import User
@@ -363,23 +380,27 @@ def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,
     assert tap_until(lambda: screen.cards[0], "On this tablet",
                      lambda: 0 in screen.model.tablet_seats())
     phone = Api(daphne_server.http)
-    bob = phone.join(int(game["id"]), 1, "Bob")
-    phone.join(int(game["id"]), 2, "Cleo")
-    phone.join(int(game["id"]), 3, "Dan")
+    bob = phone.join_code(seat_code(game, 1), "Bob")
+    phone.join_code(seat_code(game, 2), "Cleo")
+    phone.join_code(seat_code(game, 3), "Dan")
     assert testing.wait_until(lambda: all(not c.code for c in screen.cards.values()))
     before = api.game(int(game["id"]))["seq"]
     assert tap_until(lambda: screen.cards[1], "Another phone",
                      lambda: screen.cards.get(1) is not None and screen.cards[1].code, tries=3), \
         (screen.message, screen.model.seats()[1], screen.cards[1].line, screen.model.open_seats())
-    assert screen.cards[1].code == f"{game['code']}2"
+    new_code = screen.cards[1].code  # (a new code: the old one, Bob's, opens nothing)
+    assert new_code != seat_code(game, 1)
+    assert api.game(int(game["id"]))["seats"][1]["code"] == new_code
     with pytest.raises(ApiError):
         phone.state(int(game["id"]), seat=1, secret=bob["secret"])
     assert tap_until(lambda: screen.cards[3], "Bot", lambda: "(bot)" in screen.cards[3].line,
                      tries=3), screen.message
     assert api.game(int(game["id"]))["seq"] == before + 1  # the seat_to_bot event, appended
     assert api.game(int(game["id"]))["seats"][1]["taken"] is False  # (the release: none)
-    # another phone takes seat 2 by the same seat code
-    again = phone.join_code(f"{game['code']}2", "Eve")
+    # another phone takes seat 2 by its new code, and not by the old one
+    with pytest.raises(ApiError):
+        phone.join_code(seat_code(game, 1), "Bob")
+    again = phone.join_code(new_code, "Eve")
     assert again["seat"] == 1
     assert testing.wait_until(lambda: "Eve" in screen.cards[1].line)
 
@@ -394,7 +415,7 @@ def test_rematch_online_same_people_same_seats(app, daphne_server, server_runtim
     api = Api(daphne_server.http)
     game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
                       join={"seat": 0, "name": "Ann"})
-    bob = api.join(int(game["id"]), 1, "Bob")
+    bob = api.join_code(seat_code(game, 1), "Bob")
     phone = RemoteSession(api, bob["game"], 1, bob["secret"])
     phone.start()
     try:
@@ -431,7 +452,7 @@ def test_the_app_follows_a_rematch_made_elsewhere(app, daphne_server, server_run
     api = Api(daphne_server.http)
     game = api.create("teeko", {}, [{"kind": "open"}, {"kind": "open"}],
                       join={"seat": 0, "name": "Ann"})
-    bob = api.join(int(game["id"]), 1, "Bob")
+    bob = api.join_code(seat_code(game, 1), "Bob")
     app.online_play(game, 0, game["joined"]["secret"])
     s = app.session
     assert testing.wait_until(lambda: s.connection == "online")

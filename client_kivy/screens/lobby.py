@@ -79,8 +79,8 @@ class LobbyScreen(Screen):
         sub = {"open": "waiting for players", "live": "playing",
                "finished": outcome_line(g)}.get(status, status)
         where = "public" if g.get("public") else "private"
-        row = LobbyRow(text=f"[b]{game_line(g)}[/b]\n[size=13sp][color=b8c7b8]{where} · "
-                            f"{sub}[/color][/size]")
+        row = LobbyRow(text=f"[b]{game_line(g)}[/b]\n[size=13sp][color=b8c7b8]#{g.get('id')} · "
+                            f"{where} · {sub}[/color][/size]")
         buttons = row.ids.buttons
         app = App.get_running_app()
 
