@@ -26,7 +26,23 @@ TRUNCATE_GUARDS = {
 """Triggers refusing TRUNCATE (migration 0003), set aside while the tests flush the database."""
 
 
+TEST_JOIN_RATE = "1000000/minute"
+"""Every test comes from 127.0.0.1: the joins and code lookups of the whole run share one
+address, so the suite's servers (in-process and daphne, which inherit the environment) allow
+many; the tests of the limit itself start their server with a rate of their own
+(tests/test_server_private_tables.py)."""
+os.environ.setdefault("GAMENIGHT_JOIN_RATE", TEST_JOIN_RATE)
+
+
 def pytest_configure(config: Any) -> None:
+    from django.conf import settings
+
+    if settings.configured:  # (already read from the environment: the same relaxed rate)
+        settings.GAMENIGHT["JOIN_RATE"] = os.environ["GAMENIGHT_JOIN_RATE"]
+    _guard_flush()
+
+
+def _guard_flush() -> None:
     """Between transactional tests pytest-django empties every table with one TRUNCATE (as
     the tables' owner, inside one transaction): the triggers that refuse TRUNCATE of the
     event log and of the chain heads are disabled for that transaction only."""
