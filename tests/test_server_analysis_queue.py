@@ -106,7 +106,7 @@ def server(tmp_path: Path, name: str, **env: str) -> Daphne:
 def test_the_queue_is_bounded_per_server_and_per_client_and_says_where_a_match_is(
     transactional_db: Any, tmp_path: Path
 ) -> None:
-    slow = [slow_match(seed) for seed in range(1, 6)]
+    slow = [slow_match(seed) for seed in range(1, 7)]
     s = server(tmp_path, "queue", GAMENIGHT_ANALYSIS_QUEUE="3", GAMENIGHT_ANALYSIS_PER_CLIENT="2",
                GAMENIGHT_TEKA_ANALYSES="1", GAMENIGHT_ANALYSIS_WATCHED_SLOTS="0")
     try:
@@ -169,6 +169,15 @@ def test_the_queue_is_bounded_per_server_and_per_client_and_says_where_a_match_i
         assert ask(s, slow[3], client=8, watch=True)[1]["position"] == 2
         assert ask(s, slow[4], client=10, watch=True)[1]["position"] == 3
         assert ask(s, slow[1], client=2)[1]["position"] == 4
+        # three watched wait: a visitor's replay opened on a new match waits for a place,
+        # a member's does not (fewer than three watched by members wait)
+        status, err, headers = ask(s, slow[5], client=12, watch=True)
+        assert status == 503 and err["error"]["code"] == "queue_full", err
+        assert headers["retry-after"] == "60"
+        status, body, _ = ask(s, slow[5], client=13, watch=True, token=login["token"])
+        assert status == 202 and (body["position"], body["watched"]) == (2, True), body
+        queue = json.loads((tmp_path / "analysis" / "queue.json").read_text())["jobs"]
+        assert sorted(j["game"] for j in queue) == sorted(slow)
     finally:
         stop_daphne(s)
 

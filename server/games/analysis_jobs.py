@@ -15,8 +15,9 @@ request is refused, changing nothing, when:
   ``too_many_analyses``): a client is a logged-in user, else an address (an IPv6 address
   by its /64 network);
 * :func:`queue_length` matches asked for are already waiting (``503`` ``queue_full``); for
-  a request that watches (below), when as many *watched* matches wait: strangers asking
-  for matches nobody watches cannot shut an open replay out.
+  a request that watches (below), when as many *watched* matches wait, and for a logged-in
+  user who watches, as many watched by users: strangers asking for matches nobody watches,
+  or claiming to watch them, cannot shut an open replay (a member's) out.
 
 Both with ``Retry-After``. Asking again for a match already in the queue is never refused.
 
@@ -223,16 +224,19 @@ def _watched(j: dict[str, Any], now: float) -> bool:
     return float(j.get("watched_until") or 0) > now
 
 
+def _standing(j: dict[str, Any], now: float) -> int:
+    """0: watched by a logged-in user, 1: watched (by an address), 2: not watched."""
+    if not _watched(j, now):
+        return 2
+    return 0 if str(j.get("watched_by", "")).startswith("user:") else 1
+
+
 def _order(now: float) -> Any:
     """The queue's order: watched by a logged-in user, watched, asked, ahead; then first
     come first served."""
 
     def key(j: dict[str, Any]) -> tuple[int, int, float]:
-        if _watched(j, now):
-            first = 0 if str(j.get("watched_by", "")).startswith("user:") else 1
-        else:
-            first = 2
-        return first, int(j.get("rank", ASKED)), float(j.get("created", 0))
+        return _standing(j, now), int(j.get("rank", ASKED)), float(j.get("created", 0))
 
     return key
 
@@ -345,11 +349,13 @@ def lookup(g: Any, module: Any, head: str, client: str = "", watch: bool = False
                               f"you already have {mine} matches waiting for their "
                               "analysis; ask again when one of them is ready"}},
                               CLIENT_RETRY_SECONDS)
-            # (a replay open on a new match counts against the watched matches waiting:
-            # strangers' requests filling the queue do not shut it out)
+            # (a replay open on a new match counts against the watched matches waiting,
+            # a member's against the members': strangers filling the queue with matches
+            # nobody watches, or claiming to watch, do not shut it out)
             watching = watch and _watches(jobs, None, client, now) < WATCHES_PER_CLIENT
-            waiting = sum(1 for o in jobs if o.get("state") == QUEUED and (
-                _watched(o, now) if watching else o.get("rank") == ASKED))
+            mine = (0 if client.startswith("user:") else 1) if watching else 2
+            waiting = sum(1 for o in jobs if o.get("state") == QUEUED
+                          and o.get("rank") == ASKED and _standing(o, now) <= mine)
             if waiting >= queue_length():
                 return Answer(503, {"error": {"code": "queue_full", "reason":
                               f"the server's analysis queue is full ({waiting} matches "
