@@ -23,7 +23,7 @@ class SeatInline(admin.TabularInline):
 
     model = Seat
     extra = 0
-    fields = ("number", "kind", "user", "name", "bot_level", "claimed")
+    fields = ("number", "kind", "user", "name", "bot_level", "claimed", "code")
     readonly_fields = fields
     can_delete = False
 
@@ -43,12 +43,12 @@ class GameAdmin(admin.ModelAdmin):
     # player, closing stale tables; see server.leagues.club_admin)
     list_display = ("id", "kind", "status", "players", "result", "league", "code", "created_at",
                     "finished_at")
-    list_filter = ("kind", "status", "league", club_admin.SeasonFilter,
+    list_filter = ("kind", "status", "public", "league", club_admin.SeasonFilter,
                    ("finished_at", admin.DateFieldListFilter),
                    ("created_at", admin.DateFieldListFilter))
     list_select_related = ("league",)
-    search_fields = ("code", "seat_set__name", "seat_set__user__username")
-    search_help_text = "a join code or a player's name"
+    search_fields = ("code", "seat_set__code", "seat_set__name", "seat_set__user__username")
+    search_help_text = "a table's or a seat's code, or a player's name"
     actions = [club_admin.close_stale_open_tables]
     readonly_fields = (
         "kind",
@@ -67,6 +67,7 @@ class GameAdmin(admin.ModelAdmin):
         "options",
         "num_seats",
         "code",
+        "public",
         "status",
         "league",
         "season",
