@@ -138,7 +138,7 @@ def test_bench(daphne_server: Any, browser: Any) -> None:  # noqa: F811
         + ", ".join(f"{p.name} {p.stat().st_size / 1024:.1f}" for p in files))
 
     # -- TV mode with 50 live games, moves coming in all the time
-    games = [post(server, "/api/games/", {"kind": "teeko", "seats": [
+    games = [post(server, "/api/games/", {"kind": "teeko", "public": True, "seats": [
         {"kind": "guest", "name": "A"}, {"kind": "guest", "name": "B"}]}) for _ in range(50)]
     tv = open_page(browser, f"{server.http}/tv/?rotate=5", 1920, 1080)
     tv.page.wait_for_function("() => window.gnTV && window.gnTV.tables === 50")
@@ -249,12 +249,13 @@ def test_screenshots(
         for g in in_thread(lambda: list(Game.objects.order_by("id"))):
             if heads[g.pk] > heads.get(finished.get(g.kind, 0), -1):
                 finished[g.kind] = g.pk
-        live = post(server, "/api/games/", {"kind": "teka", "seats": [
+        live = post(server, "/api/games/", {"kind": "teka", "public": True, "seats": [
             {"kind": "bot", "level": "random"}] * 4})
         # tables of people for the TV (guests: they stay live), some moves into each
         for kind, n, moves in (("teeko", 2, 11), ("tiku", 2, 14), ("tedoku", 3, 20),
                                ("teka", 4, 30), ("teeko", 2, 5)):
-            g = post(server, "/api/games/", {"kind": kind, "options": {"seats": n}, "seats": [
+            g = post(server, "/api/games/", {"kind": kind, "options": {"seats": n},
+                                             "public": True, "seats": [
                 {"kind": "guest", "name": name} for name in ("Ann", "Bob", "Cleo", "Dev")[:n]]})
             in_thread(play_random, g["id"], moves)
         mid = {"teeko": 14, "tiku": 30, "tedoku": 40, "teka": 80}

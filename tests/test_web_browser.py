@@ -333,8 +333,8 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
     server = daphne_server
     games = []
     for kind, seats in (("teeko", 2), ("tiku", 2), ("tedoku", 2), ("teka", 4)):
-        games.append(post(server, "/api/games/", {
-            "kind": kind, "options": {"seats": seats},
+        games.append(post(server, "/api/games/", {  # (public: on the TV; private are not)
+            "kind": kind, "options": {"seats": seats}, "public": True,
             "seats": [{"kind": "guest", "name": f"P{i}"} for i in range(seats)]}))
     ids = [g["id"] for g in games]
     # (two tables a page at 1920 x 1080, large: the pages rotate through all of them)
@@ -542,12 +542,14 @@ VISIBLE_TILES = """() => [...document.querySelectorAll('.tile')].filter(t => {
 
 
 def guest_tables(server: Any, kinds: list[tuple[str, int]], moves: int = 0) -> list[int]:
-    """Live tables of guests (they stay live), ``moves`` random moves into each."""
+    """Live public tables of guests (they stay live, on the TV), ``moves`` random moves into
+    each."""
     from bench_web import play_random
 
     ids = []
     for kind, n in kinds:
-        g = post(server, "/api/games/", {"kind": kind, "options": {"seats": n}, "seats": [
+        g = post(server, "/api/games/", {"kind": kind, "options": {"seats": n}, "public": True,
+                                         "seats": [
             {"kind": "guest", "name": name} for name in ("Ann", "Bob", "Cleo", "Dev")[:n]]})
         if moves:
             in_thread(play_random, g["id"], moves)

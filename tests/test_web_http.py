@@ -21,9 +21,11 @@ from server.web.views import MAX_RANGE, view_delta
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def create(client: Any, kind: str, seats: list[Any], options: Any = None) -> dict[str, Any]:
+def create(client: Any, kind: str, seats: list[Any], options: Any = None,
+           public: bool = False) -> dict[str, Any]:
     r = client.post("/api/games/", data=json.dumps({"kind": kind, "seats": seats,
-                                                    "options": options or {}}),
+                                                    "options": options or {},
+                                                    "public": public}),
                     content_type="application/json")
     assert r.status_code == 201, r.content
     return dict(r.json())
@@ -175,8 +177,9 @@ def test_static_files_with_caching_headers(client: Any) -> None:
 
 def test_front_page_and_admin_link_the_game_page(client: Any, server_runtime: Any,
                                                   admin_client: Any) -> None:
-    live = create(client, "teeko", [{"kind": "guest", "name": "A"}, {"kind": "guest", "name": "B"}])
-    done = create(client, "teeko", [{"kind": "guest", "name": "C"}, {"kind": "guest", "name": "D"}])
+    guests = [{"kind": "guest", "name": "A"}, {"kind": "guest", "name": "B"}]
+    live = create(client, "teeko", guests, public=True)  # (the front page lists public ones)
+    done = create(client, "teeko", guests, public=True)
     play(done["id"])
     assert Game.objects.get(pk=done["id"]).status == Game.FINISHED
     html = client.get("/").content.decode()

@@ -118,11 +118,18 @@ def sees_codes(g: Game, user: Any = None, seat: Any = None, secret: Any = None) 
 
 def listed(qs: Any, user: Any) -> Any:
     """The games of ``qs`` a list shows to ``user`` (None or anonymous: the public ones;
-    a logged-in user also sees the ones they created, sit at, or of their leagues)."""
+    a logged-in user also sees the ones they created, sit at, or of their leagues; a league
+    organiser every league's; a staff user every table)."""
     from django.db.models import Q
 
+    if _authed(user) and user.is_staff:
+        return qs  # (the club's staff organise every table)
     shown_ = Q(public=True)
     if _authed(user):
+        from server.leagues import access
+
+        if access.is_organiser(user):  # (a league organiser: every league's tables)
+            shown_ |= Q(league_id__isnull=False)
         shown_ |= (
             Q(created_by_id=user.pk)
             | Q(pk__in=Seat.objects.filter(user_id=user.pk).values("game_id"))
