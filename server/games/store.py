@@ -1138,8 +1138,10 @@ def import_game(
     times: list[datetime] | None = None,
     created_at: datetime | None = None,
     season: Any = None,
+    public: bool = False,
 ) -> Game:
-    """Store a recorded log (with its hash chain). ``events`` are event objects, or records
+    """Store a recorded log (with its hash chain); ``public``: listed to everyone. ``events``
+    are event objects, or records
     ``{"seat": s, "event": {...}, "v": version}`` as exported by the HTTP log endpoint. Each
     event is stored as recorded, in its schema version: a record's ``"v"`` (1 when it has
     none, as in exports made before versions), today's for an event object (made by today's
@@ -1204,7 +1206,7 @@ def import_game(
             raise OptionsError("times: the game is created before its first event")
     game, guest_secrets = _store_game(
         kind, opts, seats, records, state, league, created_by, times, created_at,
-        season=season, versions=versions,
+        season=season, versions=versions, public=public,
     )
     game.guest_secrets = guest_secrets  # type: ignore[attr-defined]
     return game

@@ -69,7 +69,7 @@ def _play_round(season: Season, number: int, players: list[int], users: dict[int
         game = store.import_game(
             league.kind, None, [{"kind": "user", "user": users[p]} for p in players_here], recs,
             league=league, times=times, created_at=times[0] - dt.timedelta(minutes=2),
-            season=season)
+            season=season, public=True)  # (the demo's matches are there to be watched)
         made.append(Fixture(season=season, round=number, table=i, date=day,
                             players=list(seats), game=game))
     for j, p in enumerate(rnd.byes, start=len(rnd.tables) + 1):

@@ -91,7 +91,7 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
             store.import_game(m["game"], m["options"],
                               [{"kind": "user", "user": u} for u in seat_users], records,
                               league=league, created_by=None, times=times,
-                              created_at=created_at)
+                              created_at=created_at, public=True)  # (there to be watched)
         created["games"] += 1
     log(f"demo data: {created['players']} players, {created['leagues']} leagues, "
         f"{created['games']} games created ({len(data['matches'])} recorded matches in seeds/)")
