@@ -12,8 +12,8 @@ server counts the same requests. A request over the limit is answered 429 with
 ``Retry-After`` (seconds until the oldest counted request leaves the window) and a reason
 that says the wait; it changes nothing.
 
-The address is the connection's (``REMOTE_ADDR``); daphne runs with ``--proxy-headers``
-so behind nginx it is the client's, from ``X-Forwarded-For`` (docs/deploy.md).
+The address is the connection's (``REMOTE_ADDR``), as daphne gives it: behind nginx the
+client's, from ``X-Real-IP`` (``GAMENIGHT_BEHIND_PROXY``, docs/deploy.md).
 """
 
 from __future__ import annotations
