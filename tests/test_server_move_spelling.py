@@ -27,9 +27,13 @@ async def test_squares_have_one_spelling(server_runtime):
     for kind in ("teeko", "tiku"):
         game = await SHARDS.call(0, store.create_game, kind, {}, [
             {"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bob"}])
-        a = await communicator(game.pk, "ann")
-        await a.hello(0, secret=game.guest_secrets[0])
-        legal = a.legal[0]
+        clients = []
+        for seat in (0, 1):
+            c = await communicator(game.pk, f"seat{seat}")
+            await c.hello(seat, secret=game.guest_secrets[seat])
+            clients.append(c)
+        # (the player to move: its placement or move)
+        a, legal = next((c, m) for c in clients for m in c.legal if "to" in m)
         seq = a.seq
         for spelled in spellings(legal["to"]):
             command = {**legal, "to": spelled}
@@ -39,4 +43,4 @@ async def test_squares_have_one_spelling(server_runtime):
         head = (await SHARDS.call(0, store.entry, game.pk, fresh=True)).seq
         assert a.seq == seq == head  # nothing appended
         assert (await a.command(legal))["type"] == "ok"  # (the one spelling)
-        await close_all([a])
+        await close_all(clients)
