@@ -275,8 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     from django.db import connections
 
     connections.close_all()
-    print(f"{len(strangers)} strangers' matches (random play to {args.target}) and the watched "
-          f"one (to {args.replay_target}) stored in {time.perf_counter() - t0:.1f} s; "
+    print(f"{len(strangers)} strangers' matches (random play to {args.target}) and three to "
+          f"watch or ask for (to {args.replay_target}) stored in {time.perf_counter() - t0:.1f} s; "
           f"core {'compiled' if core.COMPILED else 'pure Python'}; "
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
     knobs = {k: v for k, v in env.items()
