@@ -39,6 +39,7 @@ def test_small_endings_agree_with_brute_force(kind: str) -> None:
 
 
 def test_endings_agree_with_dds() -> None:
+    pytest.importorskip("endplay", reason="DDS (endplay) is a dev dependency")
     rng = Random(22)
     solver = Solver()
     for i in range(300):
@@ -49,6 +50,7 @@ def test_endings_agree_with_dds() -> None:
 
 
 def test_longer_endings_agree_with_dds() -> None:
+    pytest.importorskip("endplay", reason="DDS (endplay) is a dev dependency")
     # (Whole deals take the solver up to seconds each: they are in the check command.)
     rng = Random(2022)
     for i in range(8):
@@ -58,6 +60,7 @@ def test_longer_endings_agree_with_dds() -> None:
 
 
 def test_ten_trick_endings_agree_with_dds() -> None:
+    pytest.importorskip("endplay", reason="DDS (endplay) is a dev dependency")
     # Three tricks played, every card's figure (mid-trick ones among them).
     rng = Random(2023)
     solver = Solver()
