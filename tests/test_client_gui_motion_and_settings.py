@@ -1,4 +1,4 @@
-"""Polish: motion and sound, the new settings (sound, animation speed, colour-blind
+"""Motion and sound, the settings (sound, animation speed, colour-blind
 palette, text size, confirm-before-move), in-app rules, the move list, Teka's last-trick
 peek and the end-of-game banner. Each driven by touch in the real offscreen window."""
 
