@@ -137,7 +137,7 @@ async def test_a_game_finished_on_the_event_loop_is_rated(django_user_model, ser
     def rows() -> int:
         return Rating.objects.filter(game_id=gid).count()
 
-    for _ in range(100):
+    for _ in range(2400):  # (rated in a thread of its own: up to 2 minutes, a hang)
         if await runtime.SHARDS.call(0, rows) == 2:
             break
         await asyncio.sleep(0.05)

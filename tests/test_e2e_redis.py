@@ -42,7 +42,7 @@ async def test_two_processes_one_game(daphne_pair):
     for w in watchers:
         await w.hello()
     try:
-        outcome = await play_out({0: a, 1: b}, watchers, Random(5), timeout=20)
+        outcome = await play_out({0: a, 1: b}, watchers, Random(5), timeout=60)
     except Exception:
         for c in (a, b, *watchers):
             print(
@@ -85,7 +85,7 @@ async def test_a_lost_notification_is_made_good_by_the_reconciler(tmp_path):
                 connections.close_all()
 
         await sync_to_async(append)()
-        await watcher.sync_to(head + 1, timeout=10)
+        await watcher.sync_to(head + 1, timeout=60)
         assert watcher.events[-1]["event"]["to"] == "c3"
         await close_all([watcher])
     finally:

@@ -26,7 +26,7 @@ def http(server: Any, method: str, path: str, data: Any = None, **headers: str) 
         headers={"Content-Type": "application/json", **headers},
     )
     try:
-        with urllib.request.urlopen(req, timeout=10) as r:
+        with urllib.request.urlopen(req, timeout=60) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read())
@@ -101,7 +101,7 @@ async def test_tedoku_three_players_with_spectator(daphne_server):
         assert j["seat"] == i
         players[i] = await ws_client(server, g["id"], f"P{i}")
         await players[i].hello(i, secret=j["secret"])
-    outcome = await play_out(players, [spectator], Random(7), timeout=20)
+    outcome = await play_out(players, [spectator], Random(7), timeout=60)
     assert outcome is not None and len(outcome["scores"]) == 3
     assert spectator.finished is not None
     detail = await ahttp(server, "GET", f"/api/games/{g['id']}/")
@@ -140,7 +140,7 @@ async def test_teka_hand_three_bots_one_player_with_spectator(daphne_server):
 
     try:
         await play_out(
-            {0: ann}, [spectator], Random(3), timeout=30, after_each=stop_after_first_hand
+            {0: ann}, [spectator], Random(3), timeout=60, after_each=stop_after_first_hand
         )
     except HandOver:
         pass

@@ -151,7 +151,7 @@ def _http(base: str, method: str, path: str, data: Any = None) -> Any:
     req = urllib.request.Request(base + path, method=method,
                                  data=json.dumps(data).encode() if data is not None else None,
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())
 
 

@@ -41,7 +41,7 @@ def folded_outcome(server: Any, game_id: int, kind: str) -> Any:
     import json
     import urllib.request
 
-    with urllib.request.urlopen(f"{server.http}/api/games/{game_id}/log/", timeout=10) as r:
+    with urllib.request.urlopen(f"{server.http}/api/games/{game_id}/log/", timeout=60) as r:
         lines = [json.loads(x) for x in r.read().decode().splitlines()]
     header, records = lines[0], lines[1:]
     assert header["viewer"] == ALL

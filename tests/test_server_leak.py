@@ -123,7 +123,7 @@ async def run_and_check(
             for viewer, secret in creds.items():
                 await SHARDS.call(game.pk, check_http, game.pk, viewer, secret)
 
-    outcome = await play_out(players, [spectator], Random(seed), timeout=20, after_each=over_http)
+    outcome = await play_out(players, [spectator], Random(seed), timeout=60, after_each=over_http)
     assert http_checked[0] >= 2
     assert outcome is not None
     g, log, states = await SHARDS.call(game.pk, states_by_seq, game.pk)

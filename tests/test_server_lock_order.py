@@ -50,7 +50,7 @@ def test_a_thread_takes_its_connection_before_a_games_lock(server_runtime: Any) 
             view_has_conn.set()
             # the database thread below is in store.entry, waiting for the pool's last
             # connection (before the fix: holding the game's lock while it waited)
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120
             while pool.get_stats().get("requests_waiting", 0) < 1:
                 assert time.monotonic() < deadline, "the database thread never waited"
                 time.sleep(0.005)
@@ -139,11 +139,11 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
     monkeypatch.setattr(dbpool.ADB, "execute", slow_execute)
     monkeypatch.setattr(store, "_db_lock", db_lock)
     move = asyncio.ensure_future(runtime.submit(gid, 0, legal[1], 1))
-    await asyncio.wait_for(appending.wait(), 10)  # the loop now holds the lock, in the append
+    await asyncio.wait_for(appending.wait(), 60)  # the loop now holds the lock, in the append
     catch_up = runtime.SHARDS.submit(gid, store.entry, gid, fresh=True)
-    assert await asyncio.to_thread(wants_lock.wait, 10)
+    assert await asyncio.to_thread(wants_lock.wait, 60)
     go.set()
     with pytest.raises(store.StaleError) as refused:
-        await asyncio.wait_for(move, 10)  # before: never answered
+        await asyncio.wait_for(move, 60)  # before: never answered
     assert refused.value.to_json()["seq"] == 2
-    assert (await asyncio.wait_for(asyncio.wrap_future(catch_up), 10)).seq == 2
+    assert (await asyncio.wait_for(asyncio.wrap_future(catch_up), 60)).seq == 2

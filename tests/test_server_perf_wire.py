@@ -100,7 +100,7 @@ async def _play(server: Any, kind: str, options: dict[str, Any], seats: int, see
             late.append(c)
 
     watchers = [*spectators, twin]
-    outcome = await play_out(players, watchers, Random(seed), timeout=20, after_each=after_each)
+    outcome = await play_out(players, watchers, Random(seed), timeout=60, after_each=after_each)
     assert outcome is not None and late
     for c in late:
         while c.finished is None:

@@ -90,7 +90,7 @@ async def connect(server: Any, gid: int, name: str) -> Recording:
 
 def get(server: Any, path: str) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(server.http + path, timeout=10) as r:
+        with urllib.request.urlopen(server.http + path, timeout=60) as r:
             return r.status, r.read()
     except urllib.error.HTTPError as err:
         return err.code, err.read()

@@ -189,7 +189,7 @@ async def test_user_seat_with_token_and_bot_opponent(server_runtime, django_user
     await ann.send({"type": "hello", "seat": 0, "token": "bad"})
     assert (await ann.until(lambda f: f["type"] == "error"))["code"] == "forbidden"
     await ann.hello(0, token=key)
-    outcome = await play_out({0: ann}, [watcher], Random(3), timeout=20)
+    outcome = await play_out({0: ann}, [watcher], Random(3), timeout=60)
     assert outcome is not None
     bot_seqs = [e["seq"] for e in watcher.events if e["seat"] == 1]
     assert bot_seqs, "the bot never moved"
@@ -205,7 +205,7 @@ async def test_bots_only_game_runs_to_the_end(server_runtime):
     )
     w = await communicator(watcher_game.pk)
     await w.hello()
-    await w.until(lambda f: f["type"] == "finished", timeout=30)
+    await w.until(lambda f: f["type"] == "finished", timeout=60)
     assert w.outcome is not None
     assert (await db(store.verify_chain, watcher_game.pk)).ok
     await close_all([w])
@@ -272,7 +272,7 @@ async def test_tedoku_with_bots_everyone_places_at_once(server_runtime):
     await me.hello(0, secret=game.guest_secrets[0])
     watcher = await communicator(game.pk)
     await watcher.hello()
-    outcome = await play_out({0: me}, [watcher], Random(8), timeout=20)
+    outcome = await play_out({0: me}, [watcher], Random(8), timeout=60)
     assert outcome is not None and len(outcome["scores"]) == 3
     assert {e["seat"] for e in watcher.events} >= {0, 1, 2}
     await close_all([me, watcher])

@@ -31,12 +31,12 @@ def post(server: Any, path: str, data: Any, **headers: str) -> Any:
     req = urllib.request.Request(server.http + path, data=json.dumps(data).encode(),
                                  method="POST",
                                  headers={"Content-Type": "application/json", **headers})
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())
 
 
 def get(server: Any, path: str) -> Any:
-    with urllib.request.urlopen(server.http + path, timeout=10) as r:
+    with urllib.request.urlopen(server.http + path, timeout=60) as r:
         return json.loads(r.read())
 
 
