@@ -26,8 +26,15 @@ import psutil
 import pytest
 
 ENV = "GAMENIGHT_TEST_RUN"
-TOKEN = f"{os.getpid()}-{secrets.token_hex(4)}"
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+"""Set in a worker process of pytest-xdist (``-n``): the run's token is the controller's,
+which the workers and everything they start inherit, and the controller checks once, at
+the end, when every worker is gone."""
+TOKEN = (os.environ.get(ENV, "") if WORKER else "") or f"{os.getpid()}-{secrets.token_hex(4)}"
 os.environ[ENV] = TOKEN
+
+XDIST_WORKER_BOOT = "exec(eval(sys.stdin.readline()))"
+"""(the command line of an xdist worker, execnet's bootstrap)"""
 
 
 def _expected() -> set[int]:
@@ -66,6 +73,8 @@ def run_processes(token: str = TOKEN) -> list[psutil.Process]:
         cmd = " ".join(p.info["cmdline"] or [])
         if p.info["ppid"] == me and "multiprocessing.resource_tracker" in cmd:
             continue
+        if p.info["ppid"] == me and XDIST_WORKER_BOOT in cmd:
+            continue  # (an xdist worker being shut down: it ends with the run)
         found.append(p)
     return found
 
@@ -91,7 +100,7 @@ def leftovers(grace: float = 5.0) -> list[psutil.Process]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: Any, exitstatus: int) -> None:
-    if os.environ.get("GAMENIGHT_ALLOW_LEFTOVER_PROCESSES", "") not in ("", "0"):
+    if os.environ.get("GAMENIGHT_ALLOW_LEFTOVER_PROCESSES", "") not in ("", "0") or WORKER:
         return
     found = leftovers()
     if not found:
