@@ -1,4 +1,4 @@
-"""The Teka analysis as a budgeted service under strangers' requests (issue 26): prints figures.
+"""The Teka analysis as a budgeted service under strangers' requests: prints figures.
 
     python -m bench.analysisbench [--matches 50] [--target 400] [--replay-target 104]
     ./gamenight bench analysis
@@ -10,7 +10,7 @@ server's default limits unless the environment sets them (``GAMENIGHT_ANALYSIS_Q
 ``GAMENIGHT_TEKA_ANALYSES``, ...) and an empty analysis cache.
 
 The strangers' matches: ``--matches`` distinct finished Teka matches of random play to
-``--target`` points (the issue's four ``random`` bots: made here through the store, not
+``--target`` points (four ``random`` bots, as in the report: made here through the store, not
 played over sockets; some 17 hands and 150-200 CPU s of analysis each at 400 points). The
 watched replay: one more match, random play to ``--replay-target`` (a match as people
 play it: 104 points).

@@ -1,4 +1,4 @@
-"""Private tables (issue 26): ``Game.public`` (listed to everyone only when its organiser
+"""Private tables: ``Game.public`` (listed to everyone only when its organiser
 opens it; existing games are private too) and ``Seat.code``, each seat's own random join
 code. The old seat codes (the game's code and the seat's number) were published by the
 public list of tables, so every existing seat gets a fresh random code here."""
