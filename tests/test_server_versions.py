@@ -204,8 +204,10 @@ def test_the_migration_gives_every_existing_event_version_1(server_runtime):
                         "created_at, hash, outcome) VALUES (%s, %s, %s, %s::jsonb, %s, now(), "
                         "%s, NULL)", [game.pk, seq + 1, ev["type"], dumps(ev), seat,
                                       store.chain_hash(head, seq + 1, seat, ev)])
-    finally:
-        MigrationExecutor(connection).migrate([("games", "0009_event_version")])
+    finally:  # (forward to today's schema: the tests after this one need all of it)
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
     assert versions(game.pk) == [1] * (seq + 1)
     store.drop_cache()
     assert store.verify_chain(game.pk).ok and store.entry(game.pk).seq == seq + 1

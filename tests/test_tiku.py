@@ -674,9 +674,14 @@ def test_illegal_moves_refused_with_nothing_changed() -> None:
     assert diagram(after)[2] == "W....."
 
 
-def test_notation_case_insensitive_and_extra_keys_ignored() -> None:
+def test_squares_have_one_spelling_and_extra_keys_are_ignored() -> None:
+    """A square is written one way (``c2``): upper case or spaces are refused with the
+    reason, not read as another square; keys a command does not use are ignored."""
     state = position(["......", "BBBBBB", "......", "......", "WWWWWW", "......"])
-    _, events = play(state, 0, {"type": "move", "from": "C2", "to": "c4", "note": "x"})
+    for bad in ("C2", " c2", "c2 "):
+        with pytest.raises(IllegalMoveError, match="not a square"):
+            GAME.decide(state, 0, {"type": "move", "from": bad, "to": "c4"}, Random(0))
+    _, events = play(state, 0, {"type": "move", "from": "c2", "to": "c4", "note": "x"})
     assert events[0]["from"] == "c2" and events[0]["to"] == "c4"
 
 

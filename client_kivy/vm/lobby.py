@@ -139,7 +139,19 @@ class Lobby:
             return
 
         def work() -> dict[str, list[Obj]]:
-            return {s: api.games(status=s, limit=30) for s in ("open", "live", "finished")}
+            lists = {s: api.games(status=s, limit=30) for s in ("open", "live", "finished")}
+            # (a private table is on nobody's list: the tables this device holds a seat at
+            # are added, asked for with the seat's credentials)
+            listed = {g.get("id") for games in lists.values() for g in games}
+            for game_id, held in self.held_seats().items():
+                if game_id in listed:
+                    continue
+                try:
+                    g = api.game(game_id, held["seat"], held.get("secret", ""))
+                except ApiError:
+                    continue  # (gone, or the seat was handed away)
+                lists.setdefault(str(g.get("status")), []).insert(0, g)
+            return lists
 
         def ok(value: dict[str, list[Obj]]) -> None:
             self.games = value
@@ -160,6 +172,14 @@ class Lobby:
         seats[f"{self.api.base if self.api else ''}#{game_id}"] = {"seat": seat,
                                                                    "secret": secret or ""}
         self.settings.set("seats", seats)
+
+    def held_seats(self) -> dict[int, Obj]:
+        """The seats this device holds on this server, by game id (most recent first)."""
+        prefix = f"{self.api.base if self.api else ''}#"
+        seats = self.settings.get("seats", {}) or {}
+        out = {int(k[len(prefix):]): dict(v) for k, v in seats.items()
+               if k.startswith(prefix) and k[len(prefix):].isdigit()}
+        return dict(sorted(out.items(), reverse=True)[:30])
 
     def held_seat(self, game_id: int) -> Obj | None:
         seats = self.settings.get("seats", {}) or {}

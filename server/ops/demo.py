@@ -84,7 +84,10 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
         records = match_records(m, seeds)
         events = [r["event"] for r in records]
         seat_users = [users[u] for u in m["seats"]]
-        if _already_loaded(Game, league, m, seat_users, events):
+        loaded = _already_loaded(Game, league, m, seat_users, events)
+        if loaded is not None:
+            if not loaded.public:  # (loaded before tables were private: made so by 0011)
+                Game.objects.filter(pk=loaded.pk).update(public=True)
             continue
         created_at, times = match_times(m, records, index, len(data["matches"]), now)
         with transaction.atomic():
@@ -102,8 +105,8 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
 
 
 def _already_loaded(Game: Any, league: Any, match: dict[str, Any], seat_users: list[Any],
-                    events: list[dict[str, Any]]) -> bool:
-    """A game of this league with the same seats, event count and last event."""
+                    events: list[dict[str, Any]]) -> Any:
+    """The game of this league with the same seats, event count and last event, or None."""
     for game in Game.objects.filter(league=league, kind=match["game"]):
         seats = list(game.seat_set.order_by("number").values_list("user_id", flat=True))
         if seats != [u.pk for u in seat_users]:
@@ -112,5 +115,5 @@ def _already_loaded(Game: Any, league: Any, match: dict[str, Any], seat_users: l
             continue
         last = game.events.order_by("-seq").values_list("payload", flat=True).first()
         if last == events[-1]:
-            return True
-    return False
+            return game
+    return None
