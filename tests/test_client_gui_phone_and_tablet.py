@@ -17,7 +17,9 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture(autouse=True)
-def back_to_tablet_size(app):  # noqa: F811
+def back_to_tablet_size(app, request):  # noqa: F811
+    if "daphne_server" in request.fixturenames:  # (made first: it stops after the app left)
+        request.getfixturevalue("daphne_server")
     yield
     app.leave_game()
     testing.set_size(1280, 800)
