@@ -19,7 +19,6 @@ import json
 import re
 import time
 from pathlib import Path
-from random import Random
 from typing import Any
 
 import pytest
@@ -28,8 +27,6 @@ from server_fixtures import Daphne, start_daphne, stop_daphne
 from server_helpers import Client
 from teka_match import BID, SEATS, THROW, teka_match, throwing
 
-import core
-from core.api import META_COMMANDS
 from server.games import store
 from server.games.models import Game
 
@@ -65,18 +62,9 @@ def call(server: Daphne, method: str, path: str, data: Any) -> tuple[int, Any, A
 def slow_match(seed: int) -> int:
     """A finished match of random play to 400 points: some 17 hands, 150 to 200 CPU s to
     analyse here (the issue's strangers' matches: random bots, distinct matches)."""
-    g = core.GAMES["teka"]
-    rng = Random(seed)
-    events = g.start(g.options({"target": 400}), rng)
-    state = g.initial()
-    for ev in events:
-        state = g.evolve(state, ev)
-    while g.outcome(state) is None:
-        seat = g.to_act(state)[0]
-        legal = [c for c in g.legal_commands(state, seat) if c["type"] not in META_COMMANDS]
-        for ev in g.decide(state, seat, rng.choice(legal), rng):
-            state = g.evolve(state, ev)
-            events.append(ev)
+    from bench.analysisbench import random_match
+
+    events = random_match(400, seed)
     return int(store.import_game("teka", None, SEATS, events).pk)
 
 

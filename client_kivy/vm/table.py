@@ -226,6 +226,7 @@ class TableModel:
         """Hand ``seat`` to another phone: its old secret is revoked and the seat is open
         again under a new code (no event: who holds a seat is not part of the game)."""
         api = self.api
+        self.codes.pop(seat, None)  # (the old code opens nothing: never shown while it opens)
 
         def work() -> Obj:
             out = api.release_seat(self.game_id, seat, self._credential())
