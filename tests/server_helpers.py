@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
+import urllib.request
 from random import Random
 from typing import Any
 
@@ -11,6 +13,49 @@ from leaks import strings_in as strings_in  # re-exported for the server tests
 
 import core
 from core.api import META_COMMANDS
+
+HTTP_TIMEOUT = 60.0
+"""How long a test's HTTP request to a daphne under test may take (only a hang)."""
+
+
+# -- HTTP to a real daphne (the ``daphne_server`` fixture's ``.http``) ---------------------
+
+def http(server: Any, method: str, path: str, data: Any = None,
+         **headers: str) -> tuple[int, Any]:
+    """``method path`` with ``data`` as JSON; (status, the JSON body, or the raw bytes of a
+    body that is not JSON). An error status is answered, not raised."""
+    req = urllib.request.Request(
+        server.http + path, method=method,
+        data=json.dumps(data).encode() if data is not None else None,
+        headers={"Content-Type": "application/json", **headers},
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT) as r:
+            raw, ctype, status = r.read(), r.headers.get("Content-Type", ""), r.status
+    except urllib.error.HTTPError as err:
+        raw, ctype, status = err.read(), err.headers.get("Content-Type", ""), err.code
+    return status, json.loads(raw) if "json" in ctype else raw
+
+
+def get_json(server: Any, path: str, **headers: str) -> Any:
+    """The JSON of ``GET path`` (an error status fails the test, saying it)."""
+    status, body = http(server, "GET", path, **headers)
+    assert status == 200, (path, status, body)
+    return body
+
+
+def post_json(server: Any, path: str, data: Any, **headers: str) -> Any:
+    """The JSON of ``POST path`` with ``data`` (an error status fails the test)."""
+    status, body = http(server, "POST", path, data, **headers)
+    assert status in (200, 201), (path, status, body)
+    return body
+
+
+def client_post(client: Any, url: str, data: Any = None, raw: Any = None, **headers: str) -> Any:
+    """Django's test ``client`` posts ``data`` as JSON (or ``raw`` as it is) to ``url``."""
+    body = raw if raw is not None else json.dumps(data if data is not None else {})
+    return client.post(url, data=body, content_type="application/json", headers=headers)
+
 
 SEND_TIMEOUT = 60.0
 """How long a test waits for a frame it expects: only a hang takes this long (a loaded machine

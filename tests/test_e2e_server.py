@@ -5,31 +5,14 @@ throughout. HTTP through urllib."""
 from __future__ import annotations
 
 import asyncio
-import json
-import urllib.error
-import urllib.request
 from random import Random
 from typing import Any
 
 import pytest
 import websockets
-from server_helpers import Client, close_all, core_ready, play_out, seat_code, sync_all
+from server_helpers import Client, close_all, core_ready, http, play_out, seat_code, sync_all
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
-
-
-def http(server: Any, method: str, path: str, data: Any = None, **headers: str) -> tuple[int, Any]:
-    req = urllib.request.Request(
-        server.http + path,
-        method=method,
-        data=json.dumps(data).encode() if data is not None else None,
-        headers={"Content-Type": "application/json", **headers},
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
 
 
 async def ahttp(server: Any, method: str, path: str, data: Any = None, **headers: str) -> Any:

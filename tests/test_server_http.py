@@ -10,6 +10,7 @@ from unittest import mock
 import pytest
 from django.conf import settings
 from django.db import OperationalError
+from server_helpers import client_post as post
 from server_helpers import finish, seat_code
 
 import core
@@ -19,12 +20,6 @@ from server.games.models import Game
 from server.leagues.models import League
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def post(client, url, data=None, **headers):
-    return client.post(
-        url, data=json.dumps(data or {}), content_type="application/json", headers=headers
-    )
 
 
 def login(client, django_user_model, name):

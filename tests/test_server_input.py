@@ -4,22 +4,17 @@ verbatim. In-process (Django test client) on the real PostgreSQL."""
 
 from __future__ import annotations
 
-import json
 from random import Random
 from unittest import mock
 
 import pytest
+from server_helpers import client_post as post
 
 from server.games import store
 from server.games.models import Event, Game
 from server.leagues.models import League
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def post(client, url, data=None, raw=None, **headers):
-    body = raw if raw is not None else json.dumps(data if data is not None else {})
-    return client.post(url, data=body, content_type="application/json", headers=headers)
 
 
 def json_error(r, status, code=None):

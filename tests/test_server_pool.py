@@ -11,8 +11,6 @@ import json
 import socket
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -20,24 +18,11 @@ import psycopg
 import pytest
 import websockets
 from server_fixtures import start_daphne, stop_daphne
-from server_helpers import Client, close_all
+from server_helpers import Client, close_all, http
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
 APP = "gamenight-pool-test"
-
-
-def http(server: Any, method: str, path: str, data: Any = None) -> tuple[int, Any]:
-    req = urllib.request.Request(
-        server.http + path, method=method,
-        data=json.dumps(data).encode() if data is not None else None,
-        headers={"Content-Type": "application/json"},
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
 
 
 def db_json(host: str | None = None, port: str | None = None) -> str:

@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import seat_code
+from server_helpers import http, seat_code
 from web_browser import WAIT_MS, browser  # noqa: F401  (the fixture)
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -21,21 +19,6 @@ from websockets.sync.client import connect
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 TEEKO_WIN = ["a1", "a5", "b1", "b5", "c1", "c5", "d1"]  # seat 0 wins with a row
-
-
-def http(server: Any, method: str, path: str, data: Any = None, **headers: str) -> tuple[int, Any]:
-    req = urllib.request.Request(
-        server.http + path,
-        method=method,
-        data=json.dumps(data).encode() if data is not None else None,
-        headers={"Content-Type": "application/json", **headers},
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            raw = r.read()
-            return r.status, json.loads(raw) if "json" in r.headers["Content-Type"] else raw
-    except urllib.error.HTTPError as err:
-        return err.code, json.loads(err.read())
 
 
 def ok(server: Any, method: str, path: str, data: Any = None, **headers: str) -> Any:

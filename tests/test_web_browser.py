@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from server_fixtures import start_daphne, stop_daphne
-from server_helpers import seat_code
+from server_helpers import get_json, post_json, seat_code
 from web_browser import WAIT_MS, browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 import core
@@ -48,18 +48,6 @@ DOM_FACTS = """() => {
     moves: document.querySelectorAll('#moves li').length,
   };
 }"""
-
-
-def get(server: Any, path: str) -> Any:
-    with urllib.request.urlopen(server.http + path, timeout=60) as r:
-        return json.loads(r.read())
-
-
-def post(server: Any, path: str, data: Any) -> Any:
-    req = urllib.request.Request(server.http + path, data=json.dumps(data).encode(),
-                                 method="POST", headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
 
 
 def expected_facts(kind: str, view: dict[str, Any]) -> dict[str, Any]:
@@ -116,7 +104,7 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     assert len(games) >= 9 and {g.kind for g in games} == {"teeko", "tiku", "tedoku", "teka"}
     w = open_page(browser, f"{server.http}/games/{games[0].pk}/")
     for g in games:
-        st = get(server, f"/api/games/{g.pk}/state/")
+        st = get_json(server, f"/api/games/{g.pk}/state/")
         head = st["head"]
         w.page.goto(f"{server.http}/games/{g.pk}/")
         wait_index(w, head)
@@ -127,7 +115,8 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
         # words, not fields: the move list and the result line are core.words' sentences
         # (the app's replay captions), "Dan cut the deck", "ada & chen win 104-52"
         names = seat_names(g.pk)
-        events = [r["event"] for r in get(server, f"/api/games/{g.pk}/state/?events=1")["events"]]
+        state = get_json(server, f"/api/games/{g.pk}/state/?events=1")
+        events = [r["event"] for r in state["events"]]
         said = w.page.evaluate(MOVE_TEXTS)
         assert said == [words.describe(e, names) for e in events]
         assert not [t for t in said if " · " in t], "no field dumps ('cut · at 43 · seat 1')"
@@ -143,7 +132,7 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     assert w.js_errors() == []
 
     # keyboard, on the longest Teeko match; a shared ?seq= link
-    teeko, head = max(((g, get(server, f"/api/games/{g.pk}/")["seq"])
+    teeko, head = max(((g, get_json(server, f"/api/games/{g.pk}/")["seq"])
                        for g in games if g.kind == "teeko"), key=lambda t: t[1])
     w.page.goto(f"{server.http}/games/{teeko.pk}/")
     wait_index(w, head)
@@ -159,7 +148,7 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     wait_index(w, head)
     w.page.keyboard.press("ArrowLeft")
     wait_index(w, head - 1)
-    st = get(server, f"/api/games/{teeko.pk}/state/?seq=2")
+    st = get_json(server, f"/api/games/{teeko.pk}/state/?seq=2")
     w.page.goto(f"{server.http}/games/{teeko.pk}/?seq=2")
     wait_index(w, 2)
     check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
@@ -168,8 +157,8 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     wait_index(w, 5)
     # Teka: the next hand (Page Down) jumps to the next deal
     teka = max((g for g in games if g.kind == "teka"),
-               key=lambda g: get(server, f"/api/games/{g.pk}/")["seq"])
-    log = get(server, f"/api/games/{teka.pk}/state/?events=1")["events"]
+               key=lambda g: get_json(server, f"/api/games/{g.pk}/")["seq"])
+    log = get_json(server, f"/api/games/{teka.pk}/state/?events=1")["events"]
     deals = [r["seq"] for r in log if r["event"]["type"] == "deal"]
     w.page.goto(f"{server.http}/games/{teka.pk}/?seq=0")
     wait_index(w, 0)
@@ -177,7 +166,7 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
     wait_index(w, deals[0])
     w.page.keyboard.press("PageDown")
     wait_index(w, deals[1])
-    st = get(server, f"/api/games/{teka.pk}/state/?seq={deals[1]}")
+    st = get_json(server, f"/api/games/{teka.pk}/state/?seq={deals[1]}")
     check_facts("teka", w.page.evaluate(DOM_FACTS), st["view"])
     assert w.js_errors() == []
     # a missing game is a 404 page, not an error
@@ -221,7 +210,7 @@ def test_live_teka_bots_spectator_sees_cards_arrive_and_nothing_hidden(
 ) -> None:
     server = start_daphne(tmp_path, "web-teka", {"GAMENIGHT_BOT_PACE": "0.15"})
     try:
-        g = post(server, "/api/games/", {"kind": "teka", "seats": [
+        g = post_json(server, "/api/games/", {"kind": "teka", "seats": [
             {"kind": "bot", "level": "random"}] * 4})
         w = open_page(browser, f"{server.http}/games/{g['id']}/")
         w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
@@ -275,8 +264,8 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
     server = start_daphne(tmp_path, "web-a")
     restarted = None
     try:
-        g = post(server, "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
-        j = post(server, "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
+        g = post_json(server, "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
+        j = post_json(server, "/api/join/", {"code": seat_code(g, 1), "name": "Bob"})
         assert j["seat"] == 1
         w = open_page(browser, f"{server.http}/games/{g['id']}/")
         w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
@@ -311,7 +300,7 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
         assert seqs == list(range(1, head + 1)), seqs
         stats = w.stats()
         assert stats["gaps"] == 0 and stats["reconnects"] >= 1
-        st = get(restarted, f"/api/games/{g['id']}/state/")
+        st = get_json(restarted, f"/api/games/{g['id']}/state/")
         check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
         # every frame's events in order, none twice, across both connections
         got = [r["seq"] for f in map(json.loads, w.frames) if f["type"] == "events"
@@ -333,7 +322,7 @@ def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> Non
     server = daphne_server
     games = []
     for kind, seats in (("teeko", 2), ("tiku", 2), ("tedoku", 2), ("teka", 4)):
-        games.append(post(server, "/api/games/", {  # (public: on the TV; private are not)
+        games.append(post_json(server, "/api/games/", {  # (public: on the TV; private are not)
             "kind": kind, "options": {"seats": seats}, "public": True,
             "seats": [{"kind": "guest", "name": f"P{i}"} for i in range(seats)]}))
     ids = [g["id"] for g in games]
@@ -397,7 +386,7 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
     import websockets
 
     server = daphne_server
-    g = post(server, "/api/games/", {"kind": "teeko", "seats": [
+    g = post_json(server, "/api/games/", {"kind": "teeko", "seats": [
         {"kind": "guest", "name": "Ann"}, {"kind": "bot", "level": "random"}]})
     w = open_page(browser, f"{server.http}/games/{g['id']}/")
     w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
@@ -423,7 +412,7 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
         f"() => window.gnStats.conn === 'finished' && window.gnStats.index === {head} && "
         f"document.querySelectorAll('#moves li').length === {head}")
     assert w.page.text_content("#mode") == "Replay"
-    st = get(server, f"/api/games/{g['id']}/state/?events=1")
+    st = get_json(server, f"/api/games/{g['id']}/state/?events=1")
     check_facts("teeko", w.page.evaluate(DOM_FACTS), st["view"])
     # the caption says the last move in words (it said only "417." once the game ended), the
     # result who won; nobody is at a finished table: no presence dot stays lit
@@ -521,10 +510,10 @@ def test_teeko_replay_without_a_table_shows_no_analysis_and_no_error(
     server = start_daphne(tmp_path, "web-no-table",
                           {"GAMENIGHT_TEEKO_TABLES": str(tmp_path / "none")})
     try:
-        assert get(server, f"/api/games/{game_id}/")["status"] == "finished"
+        assert get_json(server, f"/api/games/{game_id}/")["status"] == "finished"
         w = open_page(browser, f"{server.http}/games/{game_id}/")
         w.page.wait_for_function("() => window.gnStats && window.gnStats.analysis")
-        head = get(server, f"/api/games/{game_id}/state/")["head"]
+        head = get_json(server, f"/api/games/{game_id}/state/")["head"]
         wait_index(w, head)
         assert w.page.evaluate("() => window.gnStats.analysis") == "unavailable"
         assert w.page.text_content("#analysis") == "Analysis not available on this server."
@@ -548,7 +537,7 @@ def guest_tables(server: Any, kinds: list[tuple[str, int]], moves: int = 0) -> l
 
     ids = []
     for kind, n in kinds:
-        g = post(server, "/api/games/", {"kind": kind, "options": {"seats": n}, "public": True,
+        g = post_json(server, "/api/games/", {"kind": kind, "options": {"seats": n}, "public": True,
                                          "seats": [
             {"kind": "guest", "name": name} for name in ("Ann", "Bob", "Cleo", "Dev")[:n]]})
         if moves:
@@ -620,7 +609,7 @@ def test_tv_text_is_legible_from_across_the_room(
         assert not small, (tile["kind"], small)
         width, height = tile["board"]
         assert width >= 0.4 * 1920 or height >= 0.6 * 1080, (tile["kind"], tile["board"])
-        log = get(daphne_server, f"/api/games/{gid}/state/?events=1")["events"]
+        log = get_json(daphne_server, f"/api/games/{gid}/state/?events=1")["events"]
         last = log[-1]
         assert tile["caption"] == f"{last['seq']}. {words.describe(last['event'], seat_names(gid))}"
     assert w.js_errors() == []
@@ -668,7 +657,7 @@ def test_score_sheet_fits_and_no_text_under_12px_on_a_phone(
     games = in_thread(lambda: list(Game.objects.filter(status=Game.FINISHED).order_by("id")))
     longest: dict[str, tuple[int, int]] = {}
     for g in games:
-        head = get(server, f"/api/games/{g.pk}/")["seq"]
+        head = get_json(server, f"/api/games/{g.pk}/")["seq"]
         if head > longest.get(g.kind, (0, 0))[1]:
             longest[g.kind] = (g.pk, head)
     teka, teka_head = longest["teka"]
@@ -697,7 +686,7 @@ def test_favicon_and_no_missing_file(daphne_server: Any, browser: Any) -> None: 
     """The pages ask for nothing that is not there: the icon is served (``/favicon.ico``,
     which browsers ask for by themselves, was a 404), every request of a page answers."""
     server = daphne_server
-    g = post(server, "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
+    g = post_json(server, "/api/games/", {"kind": "teeko", "join": {"name": "Ann"}})
     with urllib.request.urlopen(server.http + "/favicon.ico", timeout=10) as r:
         assert r.status == 200 and r.headers["Content-Type"] == "image/svg+xml"
         assert r.read().startswith(b"<svg")

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import os
 import time
-import urllib.request
 from pathlib import Path
 from random import Random
 from typing import Any
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from server_helpers import check_record, seat_code
+from server_helpers import check_record, get_json, post_json, seat_code
 from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 import core
@@ -25,19 +24,6 @@ import core
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(400)]
 
 PHONE = (390, 844)
-
-
-def post(server: Any, path: str, data: Any, **headers: str) -> Any:
-    req = urllib.request.Request(server.http + path, data=json.dumps(data).encode(),
-                                 method="POST",
-                                 headers={"Content-Type": "application/json", **headers})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
-
-
-def get(server: Any, path: str) -> Any:
-    with urllib.request.urlopen(server.http + path, timeout=60) as r:
-        return json.loads(r.read())
 
 
 def the_log(game_id: int) -> list[Any]:
@@ -57,8 +43,8 @@ def organiser_table(chromium: Any, server: Any, django_user_model: Any, data: An
     """A table created by an organiser (its token), and its table page in the browser with
     the organiser logged in there: the seat codes and QR codes show only then."""
     in_thread(lambda: django_user_model.objects.create_user("org", password="org-pw"))
-    token = post(server, "/api/login", {"username": "org", "password": "org-pw"})["token"]
-    g = post(server, "/api/games/", data, Authorization=f"Token {token}")
+    token = post_json(server, "/api/login", {"username": "org", "password": "org-pw"})["token"]
+    g = post_json(server, "/api/games/", data, Authorization=f"Token {token}")
     table = open_page(chromium, f"{server.http}/games/{g['id']}/table/", 1280, 800)
     assert table.page.query_selector("#seats img.qr") is None  # (nobody's codes yet)
     for code in (seat_code(g, i) for i in range(len(g["seats"]))):
@@ -158,7 +144,7 @@ def test_four_phones_play_a_teka_hand(daphne_server, browser, django_user_model)
     deal_checked = False
     hand, hand_started, hand_time, hand_from = 1, time.monotonic(), 0.0, 0
     while True:
-        state = get(server, f"/api/games/{gid}/state/")
+        state = get_json(server, f"/api/games/{gid}/state/")
         log = in_thread(the_log, gid)
         if state["view"]["hand_number"] != hand:  # a hand ended: was it played out?
             played = [ev for _s, _seat, ev in log[hand_from:] if ev["type"] == "play"]
@@ -216,7 +202,7 @@ def test_three_phones_play_tedoku_to_the_end(daphne_server, browser,  # noqa: F8
     rng = Random(2)
     taps = 0
     t0 = time.monotonic()
-    while get(server, f"/api/games/{gid}/")["status"] != "finished":
+    while get_json(server, f"/api/games/{gid}/")["status"] != "finished":
         got = tap_moves(phones, rng)
         taps += got
         assert taps < 600, "the game does not end"
@@ -237,7 +223,7 @@ def test_three_phones_play_tedoku_to_the_end(daphne_server, browser,  # noqa: F8
     old_url = phones[0].page.url
     phones[0].page.click("#rematch")
     phones[0].page.wait_for_function(f"() => location.href !== {json.dumps(old_url)}")
-    new = get(server, f"/api/games/{gid}/")["rematch"]
+    new = get_json(server, f"/api/games/{gid}/")["rematch"]
     assert new is not None
     table.page.wait_for_url(f"**/games/{new}/table/")
     phones[0].page.wait_for_selector("#play:not([hidden])")
