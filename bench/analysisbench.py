@@ -78,12 +78,12 @@ def random_match(target: int, seed: int) -> list[dict[str, Any]]:
 def store_matches(n: int, target: int, replay_target: int) -> tuple[list[int], list[int]]:
     """``n`` strangers' matches and three more (the watched one, the unwatched reference,
     the member's), stored finished with four random bots; their ids."""
-    from server.games import store
+    from server.games import creating
 
     bots = [{"kind": "bot", "level": "random"}] * 4
 
     def one(t: int, seed: int) -> int:
-        return int(store.import_game("teka", None, bots, random_match(t, seed)).pk)
+        return int(creating.import_game("teka", None, bots, random_match(t, seed)).pk)
 
     strangers = [one(target, 1000 + i) for i in range(n)]
     return strangers, [one(replay_target, seed) for seed in (7, 8, 9)]

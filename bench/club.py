@@ -8,7 +8,7 @@ database of its own, e.g.
 
 Each game is a Teeko game with a real log: its ``start`` event and a ``result`` event
 (``off_board``, results drawn at random by seeded player strength), hash-chained as the
-server appends them (through :func:`server.games.store.append`, as every writer)."""
+server appends them (through :func:`server.games.append.append`, as every writer)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from django.test import Client
 import core
 from core import upcast
 from core.api import result_event
-from server.games import store
+from server.games import append, cache, chain
 from server.games.models import Game, Seat
 from server.leagues import ratings, standings
 from server.leagues.models import League, Season
@@ -142,10 +142,10 @@ def make_league(players: int, games: int, seed: int = 13) -> League:
                 for k, who in ((0, a), (1, b))
             ])
             for g, (_a, _b, at, ev, outcome) in zip(made, specs, strict=True):
-                records: list[store.Record] = [
+                records: list[cache.Record] = [
                     (seq, None, event) for seq, event in enumerate([*start, ev], start=1)
                 ]
-                store.append(store.Append(g.pk, records, store.GENESIS, None, outcome,
+                append.append(append.Append(g.pk, records, chain.GENESIS, None, outcome,
                                           times=[at] * len(records),
                                           versions=[upcast.current(g.kind)] * len(records)))
     return league

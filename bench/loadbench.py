@@ -538,7 +538,7 @@ def postgres_pids() -> list[int]:
 
         from server import dbconfig
 
-        info = dbconfig._running_info(dbconfig.pgdata_dir(ROOT))
+        info = dbconfig.running_info(dbconfig.pgdata_dir(ROOT))
         if info is None:
             return []
         root = psutil.Process(info["pid"])
@@ -564,7 +564,7 @@ def postgres_cpu() -> float:
 
         from server import dbconfig
 
-        info = dbconfig._running_info(dbconfig.pgdata_dir(ROOT))
+        info = dbconfig.running_info(dbconfig.pgdata_dir(ROOT))
         if info is None:
             return float("nan")
         root = psutil.Process(info["pid"])
@@ -653,18 +653,18 @@ def replay_bench(n_events: int = 10_000, repeat: int = 5, db: bool = True) -> di
         django.setup()
         from django.core.management import call_command
 
-        from server.games import store
+        from server.games import cache, creating
 
         call_command("migrate", interactive=False, verbosity=0)
         t0 = time.perf_counter()
-        g = store.import_game("teeko", None, [{"kind": "guest", "name": "a"},
+        g = creating.import_game("teeko", None, [{"kind": "guest", "name": "a"},
                                               {"kind": "guest", "name": "b"}], events)
         out["import_s"] = time.perf_counter() - t0
         times = []
         for _ in range(repeat):
-            store.drop_cache()
+            cache.drop_cache()
             t0 = time.perf_counter()
-            e = store.entry(g.pk)
+            e = cache.entry(g.pk)
             times.append(time.perf_counter() - t0)
         assert e.seq == len(events)
         assert game.view(e.state, -2) == game.view(state, -2)

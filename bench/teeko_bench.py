@@ -4,7 +4,7 @@ teeko``); results: docs/ai.md.
 
     python -m bench.core_bench solved [--positions 300] [--levels easy,medium,hard,max]
                                 [--squares axis] [--games 2] [--jobs J] [--seed 1]
-                                [--after SEED:GAMES,...]
+                                [--after SEED:GAMES,...] [--sample FILE]
 
 The positions: every position of games between bot levels (:data:`PAIRS`, ``--games`` games
 a pairing, fixed seeds, a 60-ply cap) where the side to move can win or draw, then a fixed
@@ -14,15 +14,21 @@ win, a draw a draw), and whether it was a best ply (the same distance). Printed 
 the share of value-keeping plies (all positions, and the *critical* ones, where some ply
 loses value), wins thrown away (to a draw or a loss), draws lost, and by the distance of the
 win (the "puzzles": win in 1, 3, 5, ...) the share of wins kept.
+
+The games are played by the bots themselves, so a change to a bot changes the positions too;
+``--sample FILE`` keeps them: the first run writes its sample there (JSON), later runs read it
+instead of playing the games, and measure the changed levels on the same positions.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from random import Random
 
 from core.ai.bots import make_bot
@@ -111,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--after", default="", help="SEED:GAMES,... of earlier sets to leave out")
+    ap.add_argument("--sample", type=Path, default=None,
+                    help="read the positions from this file, or write them there if it is new")
     args = ap.parse_args(argv)
     try:
         table_for(args.squares)
@@ -125,16 +133,23 @@ def main(argv: list[str] | None = None) -> int:
           f"  {args.jobs} jobs", flush=True)
     n_games = len(PAIRS) * args.games
     with ProcessPoolExecutor(args.jobs) as pool:
-        seen: set[tuple[int, int]] | None = None
-        for spec in [a for a in args.after.split(",") if a]:
-            seed, games = (int(x) for x in spec.split(":"))
-            earlier = _sample(pool, args.squares, seed, games, args.positions, seen)[0]
-            seen = (seen or set()) | {_key(p) for p in earlier}
-        sample, n_positions, n_keep = _sample(pool, args.squares, args.seed, args.games,
-                                              args.positions, seen)
-        print(f"{n_positions} positions from {n_games} games, {n_keep} won or drawn "
-              f"for the side to move{' and not in the earlier sets' if seen else ''}, "
-              f"{len(sample)} sampled", flush=True)
+        if args.sample is not None and args.sample.exists():
+            sample = _read_sample(args.sample)
+            print(f"{len(sample)} positions read from {args.sample}", flush=True)
+        else:
+            seen: set[tuple[int, int]] | None = None
+            for spec in [a for a in args.after.split(",") if a]:
+                seed, games = (int(x) for x in spec.split(":"))
+                earlier = _sample(pool, args.squares, seed, games, args.positions, seen)[0]
+                seen = (seen or set()) | {_key(p) for p in earlier}
+            sample, n_positions, n_keep = _sample(pool, args.squares, args.seed, args.games,
+                                                  args.positions, seen)
+            print(f"{n_positions} positions from {n_games} games, {n_keep} won or drawn "
+                  f"for the side to move{' and not in the earlier sets' if seen else ''}, "
+                  f"{len(sample)} sampled", flush=True)
+            if args.sample is not None:
+                args.sample.write_text(json.dumps([[v, s] for v, s in sample]) + "\n")
+                print(f"written to {args.sample}", flush=True)
         print("| level | positions | value kept | critical kept | wins thrown away "
               "| draws lost | best plies | s/move | wins kept by distance (1/3/5/7/9+) |")
         print("|---|---|---|---|---|---|---|---|---|")
@@ -147,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
                 progress.step()
             print(_row(level, results), flush=True)
     return 0
+
+
+def _read_sample(path: Path) -> list[Position]:
+    return [(view, int(seat)) for view, seat in json.loads(path.read_text())]
 
 
 def _key(position: Position) -> tuple[int, int]:

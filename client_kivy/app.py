@@ -15,7 +15,13 @@ from kivy.lang import Builder
 from kivy.properties import BooleanProperty
 from kivy.uix.screenmanager import FadeTransition, ScreenManager
 
-from client_kivy.vm.session import LocalSession, ReplayModel, Session, saved_events
+from client_kivy.vm.session import (
+    LocalSession,
+    ReplayModel,
+    Session,
+    player_names,
+    saved_events,
+)
 from client_kivy.vm.settings import Settings
 from client_kivy.vm.store import LocalStore
 
@@ -412,8 +418,8 @@ class GamenightApp(App):
 
 
 def table_title(game: str, players: list[dict[str, Any]]) -> str:
-    names = " v ".join(str(p.get("name", "?")) for p in players)
-    return f"{game.capitalize()}: {names}"
+    """ "Teeko: You v Computer": the game and its players as the game names them."""
+    return f"{game.capitalize()}: {' v '.join(player_names(game, players))}"
 
 
 def main() -> None:

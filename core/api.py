@@ -7,10 +7,14 @@ A game is data plus pure functions, in the *decider* shape:
   :class:`IllegalMoveError` saying why it is refused. The state is never modified.
 * ``evolve(state, event)`` -> the next state. ``evolve`` never uses randomness: chance
   (shuffles, deals, die rolls, card flips, who starts) is always carried *inside* events,
-  so folding a game's log from :meth:`Game.initial` rebuilds it exactly.
+  so folding a game's log from :meth:`Game.initial` rebuilds it exactly. The base class
+  handles the server's events (table events, an organiser's result) for every game; a game
+  writes ``evolve_game`` for its own events and ``end`` for a result.
 * ``to_act(state)`` -> the seats the game is waiting for; ``legal_commands`` lists what a
   seat may send now; ``outcome`` is ``None`` until the game has ended.
 * ``view(state, viewer)`` and ``redact(event, viewer)`` give a viewer only what it may see.
+* Words for people (``event_words``, ``result_text``, ``doing``...): each game words its own
+  events and results; the defaults are the shared wording of :mod:`core.wording`.
 
 Commands, events, options and views are plain JSON values (``dict`` with ``str`` keys,
 ``list``, ``str``, ``int``, ``bool``, ``None``): never tuples, never float. Every command and
@@ -23,7 +27,7 @@ Viewers are seat numbers (``0..seats-1``), :data:`SPECTATOR` (public information
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from random import Random
 from typing import Any, Final
 
@@ -33,6 +37,7 @@ except ImportError:  # the pure core has no mypy_extensions: the decorator does 
     def mypyc_attr(*_names: str, **_attrs: Any) -> Callable[[Any], Any]:  # type: ignore[misc]
         return lambda cls: cls
 
+from core import wording
 from core.errors import IllegalMoveError as IllegalMoveError
 from core.errors import OptionsError as OptionsError
 
@@ -164,7 +169,29 @@ class Game:
         raise NotImplementedError
 
     def evolve(self, state: Any, event: Obj) -> Any:
-        """The state after ``event``. Pure: returns a new state, never uses randomness."""
+        """The state after ``event``. Pure: never modifies ``state``, never uses randomness.
+
+        The server's events are the same for every game and handled here, once: a table event
+        (:data:`TABLE_EVENTS`) leaves the state as it is (returned as it is: nobody modifies a
+        state), a ``result`` (:data:`RESULT`) ends the game with its outcome (:meth:`end`).
+        Every other event is the game's own (:meth:`evolve_game`)."""
+        kind = event["type"]
+        if kind in TABLE_EVENTS:
+            return state
+        if kind == RESULT:
+            return self.end(state, Outcome(list(event["winners"]), str(event["reason"]),
+                                           list(event.get("scores") or [])))
+        return self.evolve_game(state, event)
+
+    def evolve_game(self, state: Any, event: Obj) -> Any:
+        """The state after one of the game's own events (every event but the server's, which
+        :meth:`evolve` handles): a new state; ``state`` is never modified."""
+        raise NotImplementedError
+
+    def end(self, state: Any, outcome: Outcome) -> Any:
+        """A new state: ``state`` ended with ``outcome``, the table organiser's result (a
+        ``result`` event, checked by :meth:`decide_result` before it was appended), so that
+        :meth:`outcome` gives it."""
         raise NotImplementedError
 
     def decide(self, state: Any, seat: Any, command: Any, rng: Random) -> list[Obj]:
@@ -297,17 +324,52 @@ class Game:
         Options not listed keep their defaults; ``seats`` is never listed."""
         return []
 
-    def describe(self, event: Obj, names: list[str] | None = None) -> str:
-        """One event, as the viewer received it, in a short sentence (:mod:`core.words`)."""
-        from core import words
+    # -- words (core.wording): each game words its own; the defaults are the shared words -----
 
-        return words.describe(event, names)
+    def event_words(self, event: Obj, names: Sequence[str] | None, plain: bool) -> str | None:
+        """One of this game's own events, as the viewer received it, in a short sentence ("Ann
+        placed c3"), or None for an event it leaves to the shared wording (the start, a draw
+        offer, a resignation, the server's and the table's events: :func:`core.wording.
+        shared_event`). ``names``: the players' by seat; ``plain``: the pages' wording (a
+        move in words; a card reads "10\u2665" either way: :func:`core.wording.card_text`).
+        Games override this, not :meth:`describe`."""
+        return None
 
-    def result_text(self, outcome: Obj | None, names: list[str] | None = None) -> str:
-        """How a game ended in a line ("Ann wins (four in a pattern)"); "" for no outcome."""
-        from core import words
+    def describe(self, event: Obj, names: Sequence[str] | None = None,
+                 plain: bool = False) -> str:
+        """One event, as the viewer received it, in a short sentence: the game's own words
+        (:meth:`event_words`), else the shared ones."""
+        text = self.event_words(event, names, plain)
+        if text is not None:
+            return text
+        return wording.shared_event(event, names, self.reason_words())
 
-        return words.result(self.name, outcome, names)
+    def reason_words(self) -> dict[str, str]:
+        """This game's own outcome reasons in words (``{"pattern": "four in a pattern"}``; ""
+        for a reason its scores already say), besides the shared ones (``core.wording.
+        REASONS``)."""
+        return {}
+
+    def result_text(self, outcome: Obj | None, names: Sequence[str] | None = None) -> str:
+        """How a game ended in a line ("Ann wins (four in a pattern)"); "" for no outcome. By
+        default the winners and the reason in words."""
+        return wording.outcome_text(outcome, names, self.reason_words())
+
+    def doing(self, view: Obj | None, names: Sequence[str] | None = None) -> str:
+        """What the seats to act are doing, from the view a viewer has ("Ann is bidding",
+        "Ann and Bob are drawing the shape"); by default "Ann to play". "" when the game is
+        over or nobody is to act, as this viewer sees it."""
+        return wording.doing_line(view, names, "")
+
+    def trick_result(self, view: Obj | None, names: Sequence[str] | None = None) -> str:
+        """The last trick won, from a view, in a game with tricks ("Bob won trick 3;
+        North-South 1, East-West 2"); "" by default."""
+        return ""
+
+    def hand_result(self, view: Obj | None) -> str:
+        """The last hand scored, from a view, in a game of hands ("Hand 5: North-South bid 9
+        and made it"); "" by default."""
+        return ""
 
     def board(self) -> Obj:
         """What a drawing of the game needs, as JSON: ``"drawing"`` names the drawing of

@@ -13,13 +13,13 @@ Where a ruling is implemented, the comment cites it as ``RULES.md Tedoku: ...``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from random import Random
 from typing import Any, Final
 
+from core import wording
 from core.api import (
     ALL,
-    RESULT,
-    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -328,7 +328,7 @@ class TedokuState:
         self.pend_shape: list[str] = []
         self.pend_mask: list[int] = []
         self.over: bool = False
-        self.result: Obj | None = None  # a ``result`` event that ended the game
+        self.result: Outcome | None = None  # the organiser's result that ended the game
 
     def copy(self) -> TedokuState:
         s = TedokuState()
@@ -416,6 +416,50 @@ class TedokuGame(Game):
     def board(self) -> Obj:
         return {"drawing": "tedoku", "step": "turn", "sheet": False}
 
+    def event_words(self, event: Obj, names: Sequence[str] | None, plain: bool) -> str | None:
+        t = event.get("type")
+        who = wording.seat_name(names, event.get("seat"))
+        if t == "placed":  # the drawing, or (before the reveal) only that there is one
+            if event.get("skip"):
+                return f"{who} skipped the turn"
+            if "cells" not in event:
+                return f"{who} has drawn"
+            cells = " ".join(event.get("cells") or [])
+            return f"{who} drew {event.get('shape') or ''} {cells}".strip()
+        if t == "flip":
+            card = str(event.get("card") or "")  # "row:F", "col:3", "sector:7"
+            kind, _, value = card.partition(":")
+            target = {"row": "row", "col": "column", "sector": "sector"}.get(kind, kind) + (
+                f" {value}" if value else "")
+            return f"Turn {event.get('turn')}: {target}, die {event.get('die')}"
+        if t == "reveal":
+            return f"Turn {event.get('turn')}: drawings revealed"
+        return None
+
+    def reason_words(self) -> dict[str, str]:
+        """The tie-breaks, and the solo tiers by their labels ("Tedoku Champion")."""
+        return {"fewest_empty": "fewest empty squares", "shared": "shared",
+                **{key: label for _top, key, label in TIERS}}
+
+    def result_text(self, outcome: Obj | None, names: Sequence[str] | None = None) -> str:
+        """Every score, the winners' first; solo: the rulebook's tier and the points."""
+        if not outcome:
+            return ""
+        o = wording.Ending(outcome, self.reason_words())
+        if len(o.scores) == 1:  # solo: the tier is the reason
+            return f"{o.why or 'Game over'}: {o.scores[0]} points"
+        if not o.winners:
+            return wording.won([], "", o.paren)
+        score = ""
+        if o.scores:
+            order = sorted(range(len(o.scores)),
+                           key=lambda s: (s not in o.winners, -o.scores[s], s))
+            score = " " + "-".join(str(o.scores[s]) for s in order)
+        return wording.won([wording.seat_name(names, w) for w in o.winners], score, o.paren)
+
+    def doing(self, view: Obj | None, names: Sequence[str] | None = None) -> str:
+        return wording.doing_line(view, names, "drawing the shape")
+
     def league(self) -> Obj:
         return {"pairing": "tables", "min_players": 3}
 
@@ -447,16 +491,17 @@ class TedokuGame(Game):
 
     # ---- evolve
 
-    def evolve(self, state: Any, event: Obj) -> TedokuState:
+    def end(self, state: Any, outcome: Outcome) -> TedokuState:
+        st: TedokuState = state
+        s = st.copy()
+        s.over = True
+        s.result = outcome
+        return s
+
+    def evolve_game(self, state: Any, event: Obj) -> TedokuState:
         st: TedokuState = state
         kind = event.get("type")
         s = st.copy()
-        if kind in TABLE_EVENTS:
-            return s
-        if kind == RESULT:
-            s.over = True
-            s.result = dict(event)
-            return s
         if kind == "start":
             # (the options as validated by ``start``: never re-validated, see teeko.py)
             opts: Obj = dict(event["options"])
@@ -636,6 +681,12 @@ class TedokuGame(Game):
             return None
         if any(x < 0 for x in scores):
             return "Tedoku scores are not negative"
+        st: TedokuState = state
+        top = 3 * len(SECTOR_MASKS) + len(ROW_MASKS) + len(COL_MASKS)
+        top += 2 * len(BONUS_SHAPES) if st.bonus else 0
+        if max(scores) > top:
+            return (f"a Tedoku sheet scores at most {top} (every sector, row and column"
+                    f"{' and every bonus shape' if st.bonus else ''}): not {max(scores)}")
         winners = event["winners"]
         if event["reason"] != "forfeit" and any(scores[w] < max(scores) for w in winners):
             return "the winners have the highest score"
@@ -647,7 +698,7 @@ class TedokuGame(Game):
             return None
         if st.result is not None:
             r = st.result
-            return Outcome(list(r["winners"]), str(r["reason"]), list(r.get("scores", [])))
+            return Outcome(r.winners, r.reason, r.scores)
         totals = [st.totals(s)[4] for s in range(st.seats)]
         # RULES.md Tedoku: solo shows the rulebook tier, judged on the total with bonus
         # points; otherwise highest total, tie-break fewest empty squares, else shared win.
@@ -743,7 +794,7 @@ class TedokuGame(Game):
         opts = view["options"]
         if view.get("card") is None and not view.get("players"):
             return s
-        s = self.evolve(s, {"type": "start", "options": opts})
+        s = self.evolve_game(s, {"type": "start", "options": opts})
         flipped = _str_list(view["flipped"], "flipped")
         if viewer == ALL and "deck" in view:
             deck = _str_list(view["deck"], "deck")

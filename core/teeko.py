@@ -11,12 +11,12 @@ Exported for the bots (``core.ai``): :func:`pattern_masks`, :data:`NEIGHBOURS`,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from random import Random
 from typing import Any, Final
 
+from core import wording
 from core.api import (
-    RESULT,
-    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -331,6 +331,13 @@ def _seat_name(seat: int) -> str:
     return SEAT_NAMES[seat] if 0 <= seat < 2 else f"seat {seat}"
 
 
+def _finish(n: TeekoState, winners: list[int], reason: str) -> None:
+    n.over = True
+    n.winner = winners[0] if winners else NO_SEAT
+    n.reason = reason
+    n.draw_offer = NO_SEAT
+
+
 def _game_over(winners: list[int], reason: str) -> Obj:
     return {"type": "game_over", "winners": winners, "reason": reason}
 
@@ -396,6 +403,23 @@ class TeekoGame(Game):
     def analysis_module(self) -> str:
         return "core.teeko_analysis"
 
+    def event_words(self, event: Obj, names: Sequence[str] | None, plain: bool) -> str | None:
+        t = event.get("type")
+        who = wording.seat_name(names, event.get("seat"))
+        if t == "placed" and "to" in event:  # (Tedoku's placements name no square)
+            return f"{who} placed {event['to']}"
+        if t == "moved":
+            return wording.moved(who, event, plain)
+        return None
+
+    def reason_words(self) -> dict[str, str]:
+        return {"pattern": "four in a pattern"}
+
+    def doing(self, view: Obj | None, names: Sequence[str] | None = None) -> str:
+        phase = (view or {}).get("phase")
+        what = {"place": "placing a piece", "move": "moving a piece"}.get(str(phase), "")
+        return wording.doing_line(view, names, what)
+
     def example_options(self) -> list[Obj]:
         return [
             {"move_cap": 200},
@@ -411,12 +435,10 @@ class TeekoGame(Game):
 
     # -- evolve -----------------------------------------------------------------------------
 
-    def evolve(self, state: Any, event: Obj) -> TeekoState:
+    def evolve_game(self, state: Any, event: Obj) -> TeekoState:
         s: TeekoState = state
         kind = event["type"]
         n = s.copy()
-        if kind in TABLE_EVENTS:
-            return n
         if kind == "placed" or kind == "moved":
             seat: int = event["seat"]
             to = parse_square(event["to"])
@@ -438,12 +460,8 @@ class TeekoGame(Game):
                 n.draw_offer = NO_SEAT  # answering an offer with a move declines it
             if s.repetition:
                 n.push_history(position_key(n.white, n.black, n.turn), frm == NO_SQUARE)
-        elif kind == "game_over" or kind == RESULT:
-            winners: list[int] = event["winners"]
-            n.over = True
-            n.winner = winners[0] if winners else NO_SEAT
-            n.reason = event["reason"]
-            n.draw_offer = NO_SEAT
+        elif kind == "game_over":
+            _finish(n, list(event["winners"]), str(event["reason"]))
             if "squares" in event:
                 m = 0
                 for name in event["squares"]:
@@ -466,6 +484,12 @@ class TeekoGame(Game):
             n.move_cap = opts["move_cap"]
         else:
             raise ValueError(f"unknown Teeko event type {kind!r}")
+        return n
+
+    def end(self, state: Any, outcome: Outcome) -> TeekoState:
+        s: TeekoState = state
+        n = s.copy()
+        _finish(n, outcome.winners, outcome.reason)
         return n
 
     # -- decide -----------------------------------------------------------------------------

@@ -263,7 +263,20 @@ class Solved:
 
 
 _OPEN: dict[str, Table] = {}
-"""The tables opened by :func:`load`, by path (tests put stand-ins here)."""
+"""The tables opened by :func:`load`, by path (:func:`opened`)."""
+
+
+def opened() -> dict[str, Table]:
+    """The tables :func:`load` has opened, by path: the registry itself, where a test puts a
+    stand-in for a table (``monkeypatch.setitem(opened(), str(table_path(squares)),
+    stub)``, so that it goes again after the test)."""
+    return _OPEN
+
+
+def available(path: Path) -> bool:
+    """Is there a table at ``path`` to read: opened already (:func:`opened`) or built on
+    disk? (Cheap: it reads nothing.)"""
+    return str(path) in _OPEN or path.exists()
 
 
 def load(squares: str, directory: Path | None = None) -> Table | None:

@@ -10,19 +10,19 @@ commands later) -> ``throw_in`` (only if some hand holds nothing above a 10) -> 
 (one call each) -> ``trumps`` -> ``play`` (with raises) -> ``score`` -> ``cut`` ... until a
 side reaches the target.
 
-Exported for bots (``core.ai``): :data:`DECK`, :func:`card_rank`, :func:`card_suit`,
-:func:`side_of`, :class:`TekaState` (attributes documented in ``__init__``).
+Exported for bots (``core.ai``): :data:`DECK`, :func:`card_rank`, :func:`side_of`,
+:class:`TekaState` (attributes documented in ``__init__``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from random import Random
 from typing import Any, Final
 
+from core import wording
 from core.api import (
     ALL,
-    RESULT,
-    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -52,14 +52,19 @@ MAX_TARGET: Final = 10000
 
 COMMAND_TYPES: Final = "keep, throw_in, bid, trumps, play, raise, accept_raise, refuse_raise, cut"
 
+SIDE_NAMES: Final = ("North-South", "East-West")
+"""The partnerships in words: seats 0 and 2, seats 1 and 3."""
+CALL_WORDS: Final = {"pass": "passed", "ter": "said ter", "behi ter": "said behi ter",
+                     "double 13": "bid double 13"}
+"""A call that is not a number, as a verb."""
+DOING: Final = {"cut": "cutting the deck", "bidding": "bidding", "trumps": "naming trumps",
+                "play": "playing a card"}
+"""What a seat to act is doing, by the view's phase."""
+
 
 def card_rank(card: str) -> int:
     """0 for a 2 .. 12 for an ace."""
     return RANKS.index(card[0])
-
-
-def card_suit(card: str) -> str:
-    return card[1]
 
 
 def is_card(value: Any) -> bool:
@@ -313,6 +318,11 @@ def hand_result(state: TekaState) -> str:
     return ""
 
 
+MAX_HAND_POINTS: Final = 52
+"""The most points one hand gives (a failed double 13 gives the other side 52; a failed bid
+of 13, 26): a match played to the end is won with at most target - 1 + 52 points."""
+
+
 def hand_points(state: TekaState, made: bool) -> list[int]:
     """Points per side for the hand just ended (RULES.md Teka: scoring)."""
     pts = [0, 0]
@@ -365,6 +375,95 @@ def cut_deck(deck: list[str], at: int) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------
+
+
+def _forbid_voids(tricks: list[list[Obj]], trumps: str, unseen: list[str],
+                  forbid: dict[int, set[str]]) -> None:
+    """Known voids: a player who did not follow suit holds none of the led suit. On the first
+    trick a trump played to a side-suit lead may be the ace-holder's duty, so no void is read
+    from it; a first lead that is not a trump shows no trumps."""
+    for ti, cards in enumerate(tricks):
+        led = str(cards[0]["card"])[1]
+        if ti == 0 and trumps and led != trumps:
+            lead_seat = int(cards[0]["seat"])
+            if lead_seat in forbid:
+                forbid[lead_seat].update(x for x in unseen if x[1] == trumps)
+        for e in cards[1:]:
+            p = int(e["seat"])
+            card = str(e["card"])
+            if card[1] == led or p not in forbid:
+                continue
+            if ti == 0 and trumps and card[1] == trumps:
+                continue
+            forbid[p].update(x for x in unseen if x[1] == led)
+
+
+def _forbid_by_the_ace(s: TekaState, viewer: int, own: list[str], unseen: list[str],
+                       tricks: list[list[Obj]], forbid: dict[int, set[str]]) -> None:
+    """The ace of trumps on the first trick (RULES.md Teka): its holder wins trick one, so a
+    seat that played to it and lost to another card holds no ace; and a seat playing after
+    the holder holds no trump above the holder's card (it would have had to play it)."""
+    ace = "A" + s.trumps
+    first = tricks[0] if tricks else []
+    if not first:
+        return
+    if ace in unseen:
+        best = -1
+        w = -1
+        for e in first:
+            card = str(e["card"])
+            if card[1] == s.trumps and card_rank(card) > best:
+                best = card_rank(card)
+                w = int(e["seat"])
+        for e in first:
+            p = int(e["seat"])
+            if p != w and p in forbid:
+                forbid[p].add(ace)
+    holder = -1
+    if ace in own:
+        holder = viewer
+    elif ace in unseen and s.tricks and not s.double13:
+        holder = int(s.tricks[0]["winner"])
+    order = [int(e["seat"]) for e in first]
+    if holder < 0 or holder not in order:
+        return
+    x = str(first[order.index(holder)]["card"])
+    later = order[order.index(holder) + 1 :]
+    if len(first) < active_count(s):
+        later += [p for p in range(SEATS) if p not in order and p != s.sitting_out]
+    for p in later:
+        if p in forbid:
+            forbid[p].update(y for y in unseen if y[1] == s.trumps and card_rank(y) > card_rank(x))
+
+
+def _forbid_by_our_ace(s: TekaState, view: Obj, own: list[str], unseen: list[str],
+                       counts: list[int], others: list[int], forbid: dict[int, set[str]],
+                       forced: dict[str, int], rng: Random) -> None:
+    """The viewer holding the ace of trumps and about to play to the first trick: the cards
+    it may play tell how high the trumps of the seats still to come reach (none above its
+    lowest playable card; and when it may not play a lower trump it holds, some seat to
+    come holds a trump between the two: one is ``forced`` on one of them)."""
+    trumps = s.trumps
+    playable = [str(x) for x in view["playable"]]
+    if s.tricks or "A" + trumps not in own or not playable:
+        return
+    lo = min(card_rank(x) for x in playable)
+    below = [card_rank(x) for x in own if x[1] == trumps and x not in playable]
+    done = [int(e["seat"]) for e in s.trick]
+    later = [p for p in others if p not in done and p != s.sitting_out]
+    for p in later:
+        forbid[p].update(y for y in unseen if y[1] == trumps and card_rank(y) > lo)
+    if not below:
+        return
+    t0 = max(below)
+    top_played = max(
+        [card_rank(str(e["card"])) for e in s.trick if str(e["card"])[1] == trumps] or [-1]
+    )
+    if top_played < t0:
+        cands = [y for y in unseen if y[1] == trumps and t0 < card_rank(y) < lo]
+        holders = [p for p in later if counts[p] > 0]
+        if cands and holders:
+            forced[rng.choice(cands)] = rng.choice(holders)
 
 
 class TekaGame(Game):
@@ -437,22 +536,22 @@ class TekaGame(Game):
 
     # -- evolve -------------------------------------------------------------------------
 
-    def evolve(self, state: Any, event: Obj) -> TekaState:
+    def end(self, state: Any, outcome: Outcome) -> TekaState:
+        old: TekaState = state
+        s = old.copy()
+        s.winners = [int(x) for x in outcome.winners]
+        s.reason = outcome.reason
+        if len(outcome.scores) == SEATS:
+            s.scores = [int(outcome.scores[0]), int(outcome.scores[1])]
+        if s.phase not in ("cut", "over"):
+            s.unplayed = [list(h) for h in s.hands]  # (shown once the match is over)
+        s.phase = "over"
+        return s
+
+    def evolve_game(self, state: Any, event: Obj) -> TekaState:
         old: TekaState = state
         s = old.copy()
         t = event["type"]
-        if t in TABLE_EVENTS:
-            return s
-        if t == RESULT:
-            s.winners = [int(x) for x in event["winners"]]
-            s.reason = str(event["reason"])
-            scores = event.get("scores") or []
-            if len(scores) == SEATS:
-                s.scores = [int(scores[0]), int(scores[1])]
-            if s.phase not in ("cut", "over"):
-                s.unplayed = [list(h) for h in s.hands]  # (shown once the match is over)
-            s.phase = "over"
-            return s
         if t == "start":
             s.options = dict(event["options"])
             s.target = int(s.options["target"])
@@ -867,7 +966,8 @@ class TekaGame(Game):
     def result_problem(self, state: Any, event: Obj) -> str | None:
         """Teka is won by a partnership (seats 0 & 2 or 1 & 3); partners share a score; a
         match played to the end is won by the side that reached the target, ahead of the
-        other; an adjudicated winner is not behind."""
+        other (the loser under the target: one side scores in a hand); no score beyond
+        target - 1 + :data:`MAX_HAND_POINTS`; an adjudicated winner is not behind."""
         st: TekaState = state
         winners = [int(w) for w in event["winners"]]
         if winners and winners not in ([0, 2], [1, 3]):
@@ -878,6 +978,10 @@ class TekaGame(Game):
             return None
         if scores[0] != scores[2] or scores[1] != scores[3]:
             return "partners share a score: seats 0 & 2 have one score, seats 1 & 3 another"
+        top = st.target - 1 + MAX_HAND_POINTS
+        if max(scores) > top:
+            return (f"a match to {st.target} ends at {top} points at most (the last hand "
+                    f"gives at most {MAX_HAND_POINTS}): not {max(scores)}")
         if not winners or event["reason"] == "forfeit":
             return None
         side = winners[0]
@@ -886,6 +990,9 @@ class TekaGame(Game):
             if mine < st.target or mine <= theirs:
                 return (f"a match played to the end is won by the side that reached "
                         f"{st.target} ahead of the other: not {mine}-{theirs}")
+            if theirs >= st.target:
+                return (f"the losing side stays under {st.target} (one side scores in a "
+                        f"hand): not {theirs}")
         elif mine < theirs:
             return f"the winners are not behind: {mine}-{theirs}"
         return None
@@ -1110,85 +1217,20 @@ class TekaGame(Game):
         counts: list[int],
         rng: Random,
     ) -> list[list[str]]:
+        """The other seats' hands: ``unseen`` dealt in ``counts``, never a card the play so
+        far shows a seat cannot hold, and (within 30 tries) consistent with the first trick's
+        rules and with the viewer's playable cards."""
         others = [i for i in range(SEATS) if i != viewer]
         forbid: dict[int, set[str]] = {i: set() for i in others}
         forced: dict[str, int] = {}
-        unseen_set = set(unseen)
         trumps = s.trumps
-        all_tricks: list[list[Obj]] = [list(t["cards"]) for t in s.tricks]
+        tricks: list[list[Obj]] = [list(t["cards"]) for t in s.tricks]
         if s.trick:
-            all_tricks.append(list(s.trick))
-        # Known voids: a player who did not follow suit holds none of the led suit. On the
-        # first trick a trump played to a side-suit lead may be the ace-holder's duty, so
-        # no void is read from it; a first lead that is not a trump shows no trumps.
-        for ti, cards in enumerate(all_tricks):
-            led = str(cards[0]["card"])[1]
-            if ti == 0 and trumps and led != trumps:
-                lead_seat = int(cards[0]["seat"])
-                if lead_seat in forbid:
-                    forbid[lead_seat].update(x for x in unseen if x[1] == trumps)
-            for e in cards[1:]:
-                p = int(e["seat"])
-                card = str(e["card"])
-                if card[1] == led or p not in forbid:
-                    continue
-                if ti == 0 and trumps and card[1] == trumps:
-                    continue
-                forbid[p].update(x for x in unseen if x[1] == led)
-        # The ace of trumps on the first trick (RULES.md Teka): its holder wins trick one.
+            tricks.append(list(s.trick))
+        _forbid_voids(tricks, trumps, unseen, forbid)
         if trumps:
-            ace = "A" + trumps
-            first = all_tricks[0] if all_tricks else []
-            if ace in unseen_set and first:
-                best = -1
-                w = -1
-                for e in first:
-                    card = str(e["card"])
-                    if card[1] == trumps and card_rank(card) > best:
-                        best = card_rank(card)
-                        w = int(e["seat"])
-                for e in first:
-                    p = int(e["seat"])
-                    if p != w and p in forbid:
-                        forbid[p].add(ace)
-            holder = -1
-            if ace in own:
-                holder = viewer
-            elif ace in unseen_set and s.tricks and not s.double13:
-                holder = int(s.tricks[0]["winner"])
-            if holder >= 0 and first:
-                order = [int(e["seat"]) for e in first]
-                if holder in order:
-                    x = str(first[order.index(holder)]["card"])
-                    later = order[order.index(holder) + 1 :]
-                    if len(first) < active_count(s):
-                        later += [p for p in range(SEATS) if p not in order and p != s.sitting_out]
-                    for p in later:
-                        if p in forbid:
-                            forbid[p].update(
-                                y for y in unseen if y[1] == trumps and card_rank(y) > card_rank(x)
-                            )
-            # The viewer holding the ace and about to play to the first trick: the cards it
-            # may play tell how high the trumps of the players still to come reach.
-            playable = [str(x) for x in view["playable"]]
-            if not s.tricks and ace in own and playable:
-                lo = min(card_rank(x) for x in playable)
-                below = [card_rank(x) for x in own if x[1] == trumps and x not in playable]
-                done = [int(e["seat"]) for e in s.trick]
-                later2 = [p for p in others if p not in done and p != s.sitting_out]
-                for p in later2:
-                    forbid[p].update(y for y in unseen if y[1] == trumps and card_rank(y) > lo)
-                if below:
-                    t0 = max(below)
-                    top_played = max(
-                        [card_rank(str(e["card"])) for e in s.trick if str(e["card"])[1] == trumps]
-                        or [-1]
-                    )
-                    if top_played < t0:
-                        cands = [y for y in unseen if y[1] == trumps and t0 < card_rank(y) < lo]
-                        holders = [p for p in later2 if counts[p] > 0]
-                        if cands and holders:
-                            forced[rng.choice(cands)] = rng.choice(holders)
+            _forbid_by_the_ace(s, viewer, own, unseen, tricks, forbid)
+            _forbid_by_our_ace(s, view, own, unseen, counts, others, forbid, forced, rng)
         best_hands: list[list[str]] = []
         for _attempt in range(30):
             hands = self._assign(viewer, own, unseen, counts, forbid, forced, rng)
@@ -1320,6 +1362,96 @@ class TekaGame(Game):
 
     def analysis_module(self) -> str:
         return "core.teka_analysis"
+
+    def event_words(self, event: Obj, names: Sequence[str] | None, plain: bool) -> str | None:
+        t = event.get("type")
+        who = wording.seat_name(names, event.get("seat"))
+        if t == "play":
+            sig = f" ({event['signal']})" if event.get("signal") else ""
+            return f"{who} played {wording.card_text(event.get('card'))}{sig}"
+        if t == "bid":
+            call = event.get("call")
+            if isinstance(call, int) and not isinstance(call, bool):
+                return f"{who} bid {call}"
+            return f"{who} {CALL_WORDS.get(str(call), f'called {call}')}"
+        if t == "trumps":
+            suit = event.get("suit")
+            return f"{who} named {wording.SUIT_NAMES.get(str(suit), suit)} trumps"
+        if t == "deal":
+            by = wording.seat_name(names, event.get("dealer"))
+            return f"Hand {event.get('hand')} dealt" + (f" by {by}" if by else "")
+        if t == "score":
+            bid = "double 13" if event.get("double13") else event.get("bid")
+            bidder = event.get("bidder")
+            side = SIDE_NAMES[bidder % 2] if isinstance(bidder, int) else "The bidders"
+            made = "made it" if event.get("made") else "went down"
+            return f"Hand {event.get('hand')}: {side} bid {bid} and {made}"
+        if t == "cut":
+            return f"{who} cut the deck" if who else "The deck is cut"
+        if t == "draw":
+            return "Cards drawn for partners and seats"
+        if t == "keep":
+            return f"{who} kept the hand" if who else "A hand is kept"
+        if t == "throw_in":
+            return f"{who} threw the hand in" if who else "The hand is thrown in"
+        if t == "raise":
+            return f"{who} raised to {event.get('to')}"
+        if t == "accept_raise":
+            return f"{who} accepted the raise" if who else "The raise is accepted"
+        if t == "refuse_raise":
+            return f"{who} refused the raise" if who else "The raise is refused"
+        return None
+
+    def reason_words(self) -> dict[str, str]:
+        return {"match": ""}
+
+    def result_text(self, outcome: Obj | None, names: Sequence[str] | None = None) -> str:
+        """The winning side (its players, else its name) and the match score."""
+        if not outcome:
+            return ""
+        o = wording.Ending(outcome, self.reason_words())
+        if not o.winners:
+            return wording.won([], "", o.paren)
+        side = o.winners[0] % 2
+        who = ([wording.seat_name(names, s) for s in range(side, SEATS, 2)] if names
+               else [SIDE_NAMES[side]])
+        score = ""
+        if len(o.scores) == SEATS:
+            score = wording.score_pair(o.scores[side], o.scores[1 - side])
+        return f"{wording.joined(who)} win{score}{o.paren}"
+
+    def doing(self, view: Obj | None, names: Sequence[str] | None = None) -> str:
+        v = view or {}
+        if not v.get("outcome") and not wording.seats(v.get("to_act")) and v.get(
+                "phase") == "throw_in":  # (a secret question: nobody named)
+            return "The players are deciding whether to throw the hand in"
+        raised = v.get("raise")
+        if isinstance(raised, dict) and raised.get("pending"):
+            what = f"answering the raise to {raised['pending']}"
+        else:
+            what = DOING.get(str(v.get("phase")), "")
+        return wording.doing_line(view, names, what)
+
+    def trick_result(self, view: Obj | None, names: Sequence[str] | None = None) -> str:
+        """Shown from the trick's end until the next one is won."""
+        if not view or view.get("phase") not in ("play", "cut", "over"):
+            return ""
+        last = view.get("last_trick")
+        if not isinstance(last, dict) or not isinstance(last.get("winner"), int):
+            return ""
+        number = len(view.get("tricks") or []) or 1
+        won = wording.seats(view.get("tricks_won"))
+        text = f"{wording.seat_name(names, last['winner'])} won trick {number}"
+        if len(won) == 2:
+            text += f"; {SIDE_NAMES[0]} {won[0]}, {SIDE_NAMES[1]} {won[1]}"
+        return text
+
+    def hand_result(self, view: Obj | None) -> str:
+        """From the view's score sheet; "" before the first score."""
+        sheet = (view or {}).get("sheet")
+        if not isinstance(sheet, list) or not sheet or not isinstance(sheet[-1], dict):
+            return ""
+        return self.describe({**sheet[-1], "type": "score"})
 
     def example_options(self) -> list[Obj]:
         return [

@@ -78,11 +78,6 @@ def _popcount(x: int) -> int:
     return n
 
 
-def _low_bit_index(x: int) -> int:
-    """Index of the lowest set bit of ``x`` (``x`` > 0)."""
-    return (x & -x).bit_length() - 1
-
-
 class Position:
     """A Teka play position with every hand known.
 
@@ -165,11 +160,6 @@ TT_BUCKET: Final = 24
 """Entries kept per pattern of suit lengths (the oldest goes first)."""
 
 
-class SearchBudgetExceeded(Exception):
-    """A search ran past its node budget (:meth:`Solver.makes_within`); the solver must be
-    loaded again before its next use."""
-
-
 class Solver:
     """One search engine; its transposition table may be reused across positions of the
     same deal and trumps (it is keyed by the cards left, so any position is safe)."""
@@ -189,8 +179,6 @@ class Solver:
         self.left: int = 0
         self.players: int = 4
         self.nodes: int = 0
-        self.node_limit: int = 0
-        """Nodes after which a search gives up (0: no limit; see :meth:`makes_within`)."""
         self.rel: int = 0
         self.qrel: int = 0
         self.covered: int = 0
@@ -539,8 +527,6 @@ class Solver:
         the same suit lengths in every hand and the same holders of the cards in play from
         the lowest of those up in each suit has the same answer."""
         self.nodes += 1
-        if self.node_limit and self.nodes > self.node_limit:
-            raise SearchBudgetExceeded
         if target <= 0:
             self.rel = 0
             return True
@@ -959,20 +945,6 @@ class Solver:
         for c in reps:
             vals[c] = self._value_after(seat, c, v)
         return self._spread(seat, vals)
-
-    def makes_within(self, pos: Position, target: int, nodes: int) -> int:
-        """Does the declaring side of ``pos`` take ``target`` tricks or more? 1 or 0, or -1
-        when the search needed more than ``nodes`` nodes (the answer is then unknown). The
-        position is loaded here (an aborted search leaves the solver mid-way)."""
-        self.load(pos)
-        self.nodes = 0
-        self.node_limit = nodes
-        try:
-            return 1 if self.search(target) else 0
-        except SearchBudgetExceeded:
-            return -1
-        finally:
-            self.node_limit = 0
 
     def card_makes(self, target: int) -> dict[str, int]:
         """For every legal card of the seat to play: 1 if the declaring side still takes

@@ -20,12 +20,12 @@ encoded moves (``from * 36 + to``) without building JSON, with the same rules as
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from random import Random
 from typing import Any, Final
 
+from core import wording
 from core.api import (
-    RESULT,
-    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -582,6 +582,48 @@ class TikuGame(Game):
     def board(self) -> Obj:
         return {"drawing": "tiku", "step": "round", "sheet": False}
 
+    def event_words(self, event: Obj, names: Sequence[str] | None, plain: bool) -> str | None:
+        t = event.get("type")
+        who = wording.seat_name(names, event.get("seat"))
+        if t == "moved":
+            return wording.moved(who, event, plain)
+        if t == "passed":
+            return f"{who} passed"
+        if t == "first_player":
+            return f"{who} starts"
+        numbered = event.get("round") is not None
+        if t == "round_end":
+            won = [wording.seat_name(names, w) for w in event.get("winners") or []]
+            r = f"Round {event.get('round')}" if numbered else "The round"
+            return f"{r} to {wording.joined(won)}" if won else f"{r} is drawn"
+        if t == "next_round":
+            return f"Round {event['round']} starts" if numbered else "Next round"
+        return None
+
+    def reason_words(self) -> dict[str, str]:
+        return {"last_disc": "every disc laid", "blocked": "no move left", "points": ""}
+
+    def result_text(self, outcome: Obj | None, names: Sequence[str] | None = None) -> str:
+        """The score of a match for points; how many discs the loser had left in one game."""
+        if not outcome:
+            return ""
+        o = wording.Ending(outcome, self.reason_words())
+        if not o.winners:
+            return wording.won([], "", o.paren)
+        won, other = o.winners[0], 1 - o.winners[0]
+        who = [wording.seat_name(names, w) for w in o.winners]
+        if o.reason == "points" and len(o.scores) == 2:
+            return wording.won(who, wording.score_pair(o.scores[won], o.scores[other]), o.paren)
+        if len(o.scores) == 2 and len(o.winners) == 1:
+            left = o.scores[other]
+            discs = f"{left} disc{'s' if left != 1 else ''}"
+            loser = wording.seat_name(names, other)
+            return wording.won(who, "", f" ({o.why}; {loser} had {discs} left)")
+        return wording.won(who, "", o.paren)
+
+    def doing(self, view: Obj | None, names: Sequence[str] | None = None) -> str:
+        return wording.doing_line(view, names, "moving a piece")
+
     def example_options(self) -> list[Obj]:
         return [
             {},
@@ -595,12 +637,10 @@ class TikuGame(Game):
 
     # -- evolve -----------------------------------------------------------------------------
 
-    def evolve(self, state: Any, event: Obj) -> TikuState:
+    def evolve_game(self, state: Any, event: Obj) -> TikuState:
         s: TikuState = state
         kind = event["type"]
         n = s.copy()
-        if kind in TABLE_EVENTS:
-            return n
         if kind == "moved":
             _apply_move(
                 n, int(event["seat"]), parse_square(event["from"]), parse_square(event["to"])
@@ -611,7 +651,7 @@ class TikuGame(Game):
             _end_round(n, list(event["winners"]), str(event["reason"]))
         elif kind == "next_round":
             _new_round(n, int(event["round"]), int(event["first"]))
-        elif kind == "game_over" or kind == RESULT:
+        elif kind == "game_over":
             _finish(n, list(event["winners"]), str(event["reason"]))
         elif kind == "resigned":
             pass
@@ -626,6 +666,12 @@ class TikuGame(Game):
             _fresh_board(n)
         else:
             raise ValueError(f"unknown Tiku event type {kind!r}")
+        return n
+
+    def end(self, state: Any, outcome: Outcome) -> TikuState:
+        s: TikuState = state
+        n = s.copy()
+        _finish(n, outcome.winners, outcome.reason)
         return n
 
     # -- decide -----------------------------------------------------------------------------

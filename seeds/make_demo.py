@@ -10,7 +10,7 @@ choice and for the game's own chance, so a run reproduces the files byte for byt
 file is a JSON-lines event log, one record per line in canonical JSON:
 ``{"seat": <seat whose command produced it, or null>, "event": {...}, "v": <the event's schema
 version, core.upcast>}`` (the form the server's log export and
-``server.games.store.import_game`` use); ``demo.json`` lists
+``server.games.creating.import_game`` use); ``demo.json`` lists
 the leagues (one per game), the players and, per match, its game, options, seats, seed and
 recorded outcome.
 The logs double as replay fixtures (tests/test_ops_seeds.py folds each one).

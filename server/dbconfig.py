@@ -39,8 +39,11 @@ import time
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+if TYPE_CHECKING:
+    from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 DEFAULT_DB_NAME = "gamenight"
 OWNER_ROLE = "gamenight_owner"
@@ -56,6 +59,32 @@ _STARTED_HERE: dict[Path, int] = {}
 
 COLD_START_SECONDS: float | None = None
 """How long the last start in this process took (None when it was already running)."""
+
+
+# --------------------------------------------------------------------------- pools
+
+
+def reconnect_options(seconds: float, *, asynchronous: bool = False) -> dict[str, Any]:
+    """psycopg_pool options (its public ``reconnect_timeout`` and ``reconnect_failed``) that
+    keep a pool trying to connect while PostgreSQL is away, never more than ``seconds``
+    between two attempts, so that it has a connection again soon after the database is back
+    (``GAMENIGHT_DB_RECONNECT_MAX_DELAY``; docs/deploy.md, "Connections").
+
+    Left to its defaults, a pool backs off 1, 2, 4, 8 ... s for up to 5 minutes: after an
+    outage of a minute it stayed empty for up to another minute, refusing every request.
+    Here an attempt gives up after ``seconds`` (its waits are capped by that too), and the
+    pool starts a new one at once (``check()``: the pool grows again when it lacks
+    connections). ``asynchronous``: for an ``AsyncConnectionPool``."""
+    return {"reconnect_timeout": float(seconds),
+            "reconnect_failed": _connect_again_async if asynchronous else _connect_again}
+
+
+def _connect_again(pool: ConnectionPool[Any]) -> None:
+    pool.check()
+
+
+async def _connect_again_async(pool: AsyncConnectionPool[Any]) -> None:
+    await pool.check()
 
 
 # --------------------------------------------------------------------------- URLs
@@ -225,7 +254,7 @@ def _file_lock(path: Path):  # type: ignore[no-untyped-def]
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _running_info(pgdata: Path) -> dict[str, Any] | None:
+def running_info(pgdata: Path) -> dict[str, Any] | None:
     """Host (socket dir or address) and port of a ready server on ``pgdata``, else None."""
     pidfile = pgdata / "postmaster.pid"
     try:
@@ -279,25 +308,23 @@ def ensure_embedded(pgdata: Path) -> dict[str, Any]:
     server registers an at-exit stop (skipped with ``GAMENIGHT_PG_KEEP=1``)."""
     global COLD_START_SECONDS
     pgdata = Path(pgdata).resolve()
-    info = _running_info(pgdata)
+    info = running_info(pgdata)
     if info is not None:
         return info
     with _file_lock(pgdata.parent / f".{pgdata.name}.lock"):
-        info = _running_info(pgdata)
+        info = running_info(pgdata)
         if info is not None:
             return info
         t0 = time.perf_counter()
         pgserver = _import_pgserver()
         pgdata.parent.mkdir(parents=True, exist_ok=True)
         # cleanup_mode=None: pgserver never stops it by itself; we decide (see stop_embedded).
-        cached = pgserver.PostgresServer._instances.get(pgdata)
-        if cached is not None:  # started earlier by this process, stopped since: restart it
-            with cached._lock:
-                cached.ensure_pgdata_inited()
-                cached.ensure_postgres_running()
-            server = cached
-        else:
-            server = pgserver.get_server(pgdata, cleanup_mode=None)
+        # get_server makes a handle that starts the server, or gives the one this process
+        # made earlier as it is: if its server was stopped since, start it again.
+        server = pgserver.get_server(pgdata, cleanup_mode=None)
+        if running_info(pgdata) is None:
+            server.ensure_pgdata_inited()
+            server.ensure_postgres_running()
         pm = server.get_postmaster_info()
         COLD_START_SECONDS = time.perf_counter() - t0
         _STARTED_HERE[pgdata] = os.getpid()
@@ -342,7 +369,7 @@ def other_clients(pgdata: Path) -> int:
     """Client sessions on the embedded server other than the one asking."""
     import psycopg
 
-    info = _running_info(Path(pgdata).resolve())
+    info = running_info(Path(pgdata).resolve())
     if info is None:
         return 0
     with psycopg.connect(host=info["host"], port=str(info["port"]), user="postgres",
@@ -358,19 +385,17 @@ def stop_embedded(pgdata: Path, timeout: float = 30.0) -> bool:
     """Stop the embedded server on ``pgdata`` (fast shutdown: sessions are disconnected,
     committed data is kept). True when it was running and is now stopped."""
     pgdata = Path(pgdata).resolve()
-    info = _running_info(pgdata)
+    info = running_info(pgdata)
     if info is None:
         return False
     pgserver = _import_pgserver()
-    from pgserver import _commands
 
     user = None
     if os.name != "nt" and os.geteuid() == 0:
         user = "pgserver"
     try:
-        # (pgserver makes its command functions with setattr: not visible to mypy)
-        _commands.pg_ctl(["-w", "-m", "fast", "-t", str(int(timeout)),  # type: ignore[attr-defined]
-                          "stop"], pgdata=pgdata, user=user)
+        pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(int(timeout)), "stop"],
+                        pgdata=pgdata, user=user)
     except Exception:
         with contextlib.suppress(ProcessLookupError):
             os.kill(info["pid"], 15)

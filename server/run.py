@@ -334,7 +334,7 @@ def stop_database() -> None:
 
     dbconfig.close_connections()
     pgdata = dbconfig.pgdata_dir(Path(settings.BASE_DIR))
-    info = dbconfig._running_info(pgdata)
+    info = dbconfig.running_info(pgdata)
     if info is None:
         if dbconfig.started_here(pgdata):
             say("embedded PostgreSQL was already stopped")

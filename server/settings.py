@@ -10,6 +10,17 @@ Channel layer: REDIS_URL set -> channels_redis' pub/sub layer; else in-memory (o
 
 Connections per process are bounded by GAMENIGHT_DB_POOL + GAMENIGHT_ASYNC_DB_CONNECTIONS
 (PostgreSQL) and 2 (Redis): docs/deploy.md, "Connections".
+
+**The one place that reads the environment.** Every variable the server process reads
+(``GAMENIGHT_*``, ``REDIS_URL``, ``DJANGO_*``...) is read here, once, when Django loads
+the settings; the rest of ``server/`` reads ``django.conf.settings`` when it runs (the
+server's own knobs: ``settings.GAMENIGHT[...]`` through :func:`server.games.dbpool.knob`),
+never the environment, and never at import time. The exceptions run before Django is
+configured: ``server/dbconfig.py`` (where the database is, for these settings), the
+launcher ``server/run.py`` and its ``server/ops/announce.py``, the entry points
+(``server/asgi.py``, ``server/settings_typecheck.py``); ``tests/test_settings.py`` holds the
+list and fails on any other module that reads the environment. Every variable, with its
+default: docs/deploy.md, "Options and environment".
 """
 
 from __future__ import annotations
@@ -26,6 +37,23 @@ if TYPE_CHECKING:
     from typing import Any
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _flag(name: str, default: bool) -> bool:
+    """An on/off variable: unset is ``default``; "" and "0" are off, anything else on."""
+    raw = os.environ.get(name)
+    return default if raw is None else raw not in ("", "0")
+
+
+def _number(name: str, default: float, low: float) -> float:
+    """A number that falls back to ``default`` when unset, not a number, or below ``low``."""
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        return default
+    return value if value >= low else default
+
 
 VAR_DIR = Path(os.environ.get("GAMENIGHT_VAR", "") or BASE_DIR / "var")
 
@@ -80,7 +108,7 @@ def _default_hosts() -> list[str]:
 
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _install_secret_key()
-DEBUG = os.environ.get("DJANGO_DEBUG", "") not in ("", "0")
+DEBUG = _flag("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h] or (
     _default_hosts()
 )
@@ -136,6 +164,9 @@ CONTENT_SECURITY_POLICY = {
         "img-src": ["'self'", "data:"],
         "connect-src": ["'self'"],
         "font-src": ["'self'"],
+        # the phone's app: the web app manifest and the seat pages' service worker (/sw.js)
+        "manifest-src": ["'self'"],
+        "worker-src": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'none'"],
         "form-action": ["'self'"],
@@ -145,7 +176,7 @@ CONTENT_SECURITY_POLICY = {
 # A public server behind https (nginx with TLS: docs/deploy.md, "A public server"):
 # GAMENIGHT_HTTPS=1 makes the cookies secure-only, trusts nginx's X-Forwarded-Proto, sends
 # HSTS and redirects plain http. Off by default: a game night on a LAN has no https.
-HTTPS = os.environ.get("GAMENIGHT_HTTPS", "") not in ("", "0")
+HTTPS = _flag("GAMENIGHT_HTTPS", False)
 if HTTPS:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -228,8 +259,13 @@ DB_POOL = int(os.environ.get("GAMENIGHT_DB_POOL", "8"))
 """Most connections the sync pool of one process opens (0: no pool, a connection per use)."""
 DB_POOL_TIMEOUT = float(os.environ.get("GAMENIGHT_DB_POOL_TIMEOUT", "10"))
 """Seconds a caller waits for a free connection before it is told ``unavailable``."""
+DB_RECONNECT_MAX_DELAY = float(os.environ.get("GAMENIGHT_DB_RECONNECT_MAX_DELAY", "2"))
+"""Longest wait (s) between a pool's attempts to connect while PostgreSQL is away."""
 ASYNC_DB_CONNECTIONS = int(os.environ.get("GAMENIGHT_ASYNC_DB_CONNECTIONS", "4"))
 REDIS_CONNECTIONS = int(os.environ.get("GAMENIGHT_REDIS_CONNECTIONS", "4"))
+REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+"""Redis, shared by the processes of one server (the channel layer, the join limit);
+"": one process, nothing shared."""
 
 
 def _database() -> dict[str, object]:
@@ -261,9 +297,12 @@ def _database() -> dict[str, object]:
     db["CONN_MAX_AGE"] = 0
     db.setdefault("CONN_HEALTH_CHECKS", True)
     if DB_POOL > 0:
+        from server.dbconfig import reconnect_options
+
         opts = dict(db.get("OPTIONS") or {})  # type: ignore[call-overload]
         opts.setdefault("pool", {"min_size": 1, "max_size": DB_POOL, "timeout": DB_POOL_TIMEOUT,
-                                 "max_idle": 60, "name": "gamenight-sync"})
+                                 "max_idle": 60, "name": "gamenight-sync",
+                                 **reconnect_options(DB_RECONNECT_MAX_DELAY)})
         db["OPTIONS"] = opts
     # Optional: GAMENIGHT_SYNC_COMMIT=off trades the last few ms of moves on a power cut for
     # throughput (moves are still committed before they are broadcast).
@@ -277,7 +316,7 @@ def _database() -> dict[str, object]:
 
 DATABASES = {"default": _database()}
 
-if os.environ.get("REDIS_URL"):
+if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # Redis pub/sub (channels_redis' RedisPubSubChannelLayer): a move's notification
@@ -287,7 +326,7 @@ if os.environ.get("REDIS_URL"):
             # redis-py 8 reads with a 5 s socket timeout by default: give reads more room.
             # (A process uses two connections: one subscribed, one publishing under a lock;
             # max_connections caps the publishing pool all the same.)
-            "CONFIG": {"hosts": [{"address": os.environ["REDIS_URL"], "socket_timeout": 30,
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30,
                                   "max_connections": REDIS_CONNECTIONS}]},
         }
     }
@@ -308,6 +347,13 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 # Files are small ES modules that import each other by relative name, so no hashed names:
 # they are cached for WHITENOISE_MAX_AGE seconds and revalidated (ETag, Last-Modified).
 WHITENOISE_USE_FINDERS = True
+# Compressed: ``collectstatic`` (run by ``./gamenight serve``) writes a gzip copy beside each
+# file in STATIC_ROOT (for nginx); daphne sends the apps' text files gzipped to a browser that
+# takes gzip, each compressed once into var/static-gz/ (server/web/middleware.py).
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 WHITENOISE_AUTOREFRESH = DEBUG
 WHITENOISE_MAX_AGE = int(os.environ.get("GAMENIGHT_STATIC_MAX_AGE", "300"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -331,7 +377,7 @@ GAMENIGHT = {
     "DB_POOL_TIMEOUT": DB_POOL_TIMEOUT,
     # Longest wait between a pool's attempts to reconnect after PostgreSQL went away (psycopg_pool
     # doubles it without a ceiling: the pools came back up to a minute after the database).
-    "DB_RECONNECT_MAX_DELAY": float(os.environ.get("GAMENIGHT_DB_RECONNECT_MAX_DELAY", "2")),
+    "DB_RECONNECT_MAX_DELAY": DB_RECONNECT_MAX_DELAY,
     "REDIS_CONNECTIONS": REDIS_CONNECTIONS,
     # Seconds between checks of the watched games' log heads against what Redis told this
     # process (pub/sub keeps nothing for a subscriber that was disconnected); 0: never.
@@ -350,21 +396,67 @@ GAMENIGHT = {
     # A bot deciding on what only its seat knows (a Teka hand) answers after a random time
     # between half of this and this many seconds, whatever its thinking took (0: at once).
     "BOT_PACE": float(os.environ.get("GAMENIGHT_BOT_PACE", "1")),
+    # At a table with no person at it (every seat a bot) each bot answers no sooner than this
+    # many seconds after its question, so that the table can be watched (on the TV); 0: as
+    # soon as it has chosen.
+    "BOT_WATCH_PACE": float(os.environ.get("GAMENIGHT_BOT_WATCH_PACE", "1")),
+    # The TV (/tv/) leaves out a live table with no event for this many seconds (abandoned),
+    # and shows a finished one this many seconds more (its result).
+    "TV_IDLE": float(os.environ.get("GAMENIGHT_TV_IDLE", "600")),
+    "TV_LINGER": float(os.environ.get("GAMENIGHT_TV_LINGER", "30")),
     # The bot that moves for a seat whose time ran out (tables with time rules, Tedoku and
     # Teka): its level ("" = the kind's default) and thinking time in seconds.
     "TIMEOUT_BOT_LEVEL": os.environ.get("GAMENIGHT_TIMEOUT_BOT_LEVEL", ""),
     "TIMEOUT_BOT_TIME": float(os.environ.get("GAMENIGHT_TIMEOUT_BOT_TIME", "1")),
     # Socket moves are appended on the event loop (psycopg AsyncConnection pool) when the
     # game is cached; 0 sends every move through the worker threads instead.
-    "ASYNC_DB": os.environ.get("GAMENIGHT_ASYNC_DB", "1") not in ("", "0"),
+    "ASYNC_DB": _flag("GAMENIGHT_ASYNC_DB", True),
     "ASYNC_DB_CONNECTIONS": ASYNC_DB_CONNECTIONS,
     # Largest WebSocket text frame accepted from a client, in bytes.
     "MAX_FRAME": int(os.environ.get("GAMENIGHT_MAX_FRAME", "65536")),
     # Pre-encoded frames are written straight to daphne's connection when that is exactly
     # what autobahn would send (docs/benchmarks-server.md, "Optimisations"); 0 always uses
     # the ASGI send path.
-    "DIRECT_WIRE": os.environ.get("GAMENIGHT_DIRECT_WIRE", "1") not in ("", "0"),
+    "DIRECT_WIRE": _flag("GAMENIGHT_DIRECT_WIRE", True),
     # Joins and code lookups one client address may make (server/games/joinlimit.py, the
     # "limits" library's notation: "60/minute", "10 per 10 seconds"); over it: 429.
     "JOIN_RATE": os.environ.get("GAMENIGHT_JOIN_RATE", "60/minute"),
+    # The game cache (server/games/store.py): least recently used games out beyond this many
+    # games or this many MB (estimated).
+    "CACHE_GAMES": int(os.environ.get("GAMENIGHT_CACHE_GAMES", "4096")),
+    "CACHE_MB": float(os.environ.get("GAMENIGHT_CACHE_MB", "256")),
+    # The most games whose seats' presence times a process keeps (server/games/hub.py).
+    "AWAY_GAMES": int(os.environ.get("GAMENIGHT_AWAY_GAMES", "4096")),
+    # The serving process's garbage collector (hub.freeze_startup_heap): the start-up heap
+    # frozen (off: "0"), the young generation's threshold.
+    "GC_FREEZE": _flag("GAMENIGHT_GC_FREEZE", True),
+    "GC_GEN0": int(os.environ.get("GAMENIGHT_GC_GEN0", "20000")),
+    # Python's thread switch interval in seconds (None: Python's own; runtime.install).
+    "SWITCH_INTERVAL": (float(os.environ["GAMENIGHT_SWITCH_INTERVAL"])
+                        if os.environ.get("GAMENIGHT_SWITCH_INTERVAL") else None),
+    # "interval:directory": sample the heap to that directory (server/ops/heapprofile.py).
+    "HEAP_PROFILE": os.environ.get("GAMENIGHT_HEAP_PROFILE", ""),
+    # The pid of the server.run that started this daphne (None: none): stop when it is gone.
+    "DIE_WITH": (int(os.environ["GAMENIGHT_DIE_WITH"])
+                 if os.environ.get("GAMENIGHT_DIE_WITH", "").isdigit() else None),
+    # Teeko tables to build at start ("axis,tilted"; server/games/solved.py).
+    "TEEKO_BUILD": [s.strip() for s in os.environ.get("GAMENIGHT_TEEKO_BUILD", "").split(",")
+                    if s.strip()],
+    # Teka analysis (server/games/analysis_jobs.py, docs/protocol.md): where results are
+    # kept ("": var/analysis), matches that may wait, per client, the solver's CPU seconds
+    # per match, matches analysed at once (and of them kept for watched games), one
+    # solve's budget in seconds.
+    "ANALYSIS_DIR": os.environ.get("GAMENIGHT_ANALYSIS_DIR", "").strip(),
+    "ANALYSIS_QUEUE": int(_number("GAMENIGHT_ANALYSIS_QUEUE", 20, 1)),
+    "ANALYSIS_PER_CLIENT": int(_number("GAMENIGHT_ANALYSIS_PER_CLIENT", 3, 1)),
+    "ANALYSIS_CPU_SECONDS": _number("GAMENIGHT_ANALYSIS_CPU_SECONDS", 120, 0.001),
+    "TEKA_ANALYSES": int(_number("GAMENIGHT_TEKA_ANALYSES", 1, 1)),
+    "ANALYSIS_WATCHED_SLOTS": int(_number("GAMENIGHT_ANALYSIS_WATCHED_SLOTS", 1, 0)),
+    "TEKA_SOLVE_SECONDS": _number("GAMENIGHT_TEKA_SOLVE_SECONDS", 30, 1e-9),
+    # The role `migrate` gives the server's rights to ("": the app role of server/dbconfig.py).
+    "APP_ROLE": os.environ.get("GAMENIGHT_APP_ROLE", "").strip(),
+    # The admin account server.run creates on the first start (server/ops/admin_account.py):
+    # its name, and its password ("": generated, kept in var/admin-password.txt).
+    "ADMIN_USER": os.environ.get("GAMENIGHT_ADMIN_USER", "") or "admin",
+    "ADMIN_PASSWORD": os.environ.get("GAMENIGHT_ADMIN_PASSWORD", ""),
 }

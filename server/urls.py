@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 
@@ -8,6 +9,11 @@ urlpatterns = [
             RedirectView.as_view(url="/admin/leagues/league/%(rest)s", permanent=True,
                                  query_string=True)),
     path("admin/", admin.site.urls),
+    # A password reset link an organiser hands out (the Users admin's action): Django's views.
+    path("reset/<uidb64>/<token>/", auth_views.PasswordResetConfirmView.as_view(
+        success_url="/reset/done/"), name="password_reset_confirm"),
+    path("reset/done/", auth_views.PasswordResetCompleteView.as_view(),
+         name="password_reset_complete"),
     path("", include("server.leagues.urls")),  # /leagues/, /players/
     path("", include("server.games.urls")),
     path("", include("server.web.urls")),  # /games/<id>/, /tv/ (docs/web.md)

@@ -3,11 +3,13 @@
 Not a test of the suite (its name is not test_*.py): run it with
 
     ./gamenight bench web                       # figures (docs/web.md, "Measured")
+    ./gamenight bench web -k seats              # the four games on touch phones
     ./gamenight bench web -k screenshots        # docs/screenshots/web-*.png
 
 It prints figures, it does not time out on them: opening the replay of a 2,000-event Teka
 match to its first drawn position, a step through it, the page's JavaScript and CSS size, the
-TV page with 50 live games in step."""
+TV page with 50 live games in step; each game played by phones tapping as a person would,
+with the taps per action and the time from a tap to every other screen."""
 
 from __future__ import annotations
 
@@ -76,9 +78,10 @@ def random_match(kind: str, options: dict[str, Any], min_events: int, seed: int 
 
 
 def import_match(kind: str, options: dict[str, Any], records: list[Any], seats: int) -> int:
-    from server.games import store
+    from server.games import creating
 
-    game = store.import_game(kind, options, [{"kind": "bot", "level": "random"}] * seats, records)
+    bots = [{"kind": "bot", "level": "random"}] * seats
+    game = creating.import_game(kind, options, bots, records)
     return int(game.pk)
 
 
@@ -219,15 +222,15 @@ async def drive(server: Any, games: list[Any], seconds: float) -> int:
 
 
 def play_random(game_id: int, moves: int, seed: int = 5) -> None:
-    """``moves`` random legal commands at a table, appended as its seats' (server.games.store)."""
-    from server.games import store
+    """``moves`` random legal commands at a table, appended as its seats' (server.games.append)."""
+    from server.games import append, cache
 
     rng = Random(seed)
     for _ in range(moves):
-        e = store.entry(game_id, fresh=True)
+        e = cache.entry(game_id, fresh=True)
         seat = e.game.to_act(e.state)[0]
         legal = [c for c in e.game.legal_commands(e.state, seat) if c["type"] not in META_COMMANDS]
-        store.submit(game_id, seat, rng.choice(legal), e.seq)
+        append.submit(game_id, seat, rng.choice(legal), e.seq)
 
 
 SIZES = {"desktop": (1280, 800), "tablet": (820, 1180), "phone": (390, 844)}
@@ -237,7 +240,8 @@ TV_SIZES = {"desktop-1920": (1920, 1080), **SIZES}
 def test_screenshots(
     server_runtime: Any, tmp_path: Any, browser: Any, transactional_db: Any  # noqa: F811
 ) -> None:
-    """docs/screenshots/web-*.png: each page at desktop, tablet and phone widths."""
+    """docs/screenshots/web-*.png: each page at desktop, tablet and phone widths (the TV also
+    at 1920x1080; the front page at desktop and phone widths)."""
     from server.games.models import Game
 
     server = start_daphne(tmp_path, "shots", {"GAMENIGHT_BOT_PACE": "1.5"})
@@ -245,7 +249,7 @@ def test_screenshots(
         in_thread(lambda: call_command("load_demo", stdout=io.StringIO()))
         heads = {g.pk: get_json(server, f"/api/games/{g.pk}/")["seq"]
                  for g in in_thread(lambda: list(Game.objects.all()))}
-        finished = {}
+        finished: dict[str, int] = {}
         for g in in_thread(lambda: list(Game.objects.order_by("id"))):
             if heads[g.pk] > heads.get(finished.get(g.kind, 0), -1):
                 finished[g.kind] = g.pk
@@ -292,9 +296,11 @@ def test_screenshots(
             w.page.screenshot(path=str(SHOTS / f"web-{size}-tv.png"))
             assert w.js_errors() == []
             w.page.context.close()
-        w = open_page(browser, f"{server.http}/", 1280, 800)
-        w.page.screenshot(path=str(SHOTS / "web-desktop-front-page.png"), full_page=False)
-        w.page.context.close()
+        for size in ("desktop", "phone"):
+            w = open_page(browser, f"{server.http}/", *SIZES[size])
+            w.page.screenshot(path=str(SHOTS / f"web-{size}-front-page.png"), full_page=False)
+            assert w.js_errors() == []
+            w.page.context.close()
     finally:
         stop_daphne(server)
 
@@ -337,3 +343,243 @@ def test_screenshot_teeko_analysis(
         w.page.context.close()
     finally:
         stop_daphne(server)
+
+
+# -- four games played on touch phones: taps per action, tap to every other screen -----------
+
+PHONE = (390, 844)
+
+SPY_JS = """() => {
+  // the tap (pointerdown, with the seq the page held) and every events frame handled (the
+  // seq after it, when the page had drawn it); one clock for all pages: the epoch in ms
+  if (window.gnBench) return;
+  const now = () => performance.timeOrigin + performance.now();
+  const sock = (window.gnSeat || window.gnTable).socket;
+  const b = (window.gnBench = {taps: [], seen: []});
+  addEventListener('pointerdown', () => b.taps.push([now(), sock.seq]), true);
+  const on = sock.h.onEvents;
+  sock.h.onEvents = function (...args) {
+    const r = on ? on.apply(this, args) : undefined;
+    b.seen.push([sock.seq, now()]);
+    return r;
+  };
+}"""
+
+SEEN_JS = """([seq, t]) => {
+  const hit = window.gnBench.seen.find(([s, at]) => s > seq && at >= t);
+  return hit ? hit[1] : null;
+}"""
+
+
+class Latency:
+    """From the tap that sent a command to the moment each other page has handled the frame
+    that carries it (the phones and the table page)."""
+
+    def __init__(self, pages: list[Any]) -> None:
+        self.pages = pages
+        self.ms: list[float] = []
+        for w in pages:
+            w.page.wait_for_function("() => (window.gnSeat || window.gnTable || {}).socket")
+            w.page.evaluate(SPY_JS)
+
+    def mark(self, actor: Any) -> None:
+        """After a command of ``actor``'s landed (its last tap sent it)."""
+        tap = actor.page.evaluate("() => window.gnBench.taps.at(-1)")
+        for w in self.pages:
+            if w is actor:
+                continue
+            handle = w.page.wait_for_function(f"(a) => ({SEEN_JS})(a)", arg=[tap[1], tap[0]])
+            self.ms.append(float(handle.json_value()) - tap[0])
+
+    def figures(self) -> str:
+        ms = sorted(self.ms)
+        return (f"tap to every other screen: median {statistics.median(ms):.0f} ms, "
+                f"p95 {ms[min(len(ms) - 1, int(len(ms) * 0.95))]:.0f} ms, "
+                f"max {ms[-1]:.0f} ms ({len(ms)} arrivals)")
+
+
+def bench_teka(server: Any, browser: Any, django_user_model: Any) -> None:  # noqa: F811
+    from server_helpers import seat_code
+    from test_web_seat_teka import Table, touch_phone
+    from test_web_seats import organiser_table
+
+    g, table = organiser_table(browser, server, django_user_model, {"kind": "teka"})
+    gid = g["id"]
+    phones = []
+    for seat, name in enumerate(["Ann", "Bob", "Cy", "Di"]):
+        w = touch_phone(browser, f"{server.http}/join/{seat_code(g, seat)}/", *PHONE)
+        w.page.fill("#name", name)
+        w.page.locator("#open-seats button").tap()
+        w.page.wait_for_selector("#play:not([hidden])")
+        w.page.wait_for_function(
+            "() => document.getElementById('conn').textContent === 'connected'")
+        phones.append(w)
+    lat = Latency([*phones, table])
+    t = Table(server, gid, phones, Random(7))
+    t0 = time.monotonic()
+    while True:
+        view = get_json(server, f"/api/games/{gid}/state/")["view"]
+        if view["sheet"]:
+            break
+        if view["phase"] == "throw_in":
+            asked = [s for s, w in enumerate(phones) if w.page.query_selector(
+                ".tk-calls button:not([disabled])")]
+            for s in asked:
+                t.act(s, view)
+                lat.mark(phones[s])
+            if not asked:
+                phones[0].page.wait_for_timeout(200)  # (polling the phones)
+        else:
+            seat = view["to_act"][0]
+            t.act(seat, view)
+            lat.mark(phones[seat])
+    n = len(t.plays)
+    plain = n - t.signal_cards
+    say(f"Teka, four phones (touch, 390x844) and the table page, one hand in "
+        f"{time.monotonic() - t0:.0f} s: {n} cards played by tapping the card, "
+        f"{t.card_taps / n:.2f} taps a card ({(t.card_taps - t.signal_taps) / max(plain, 1):.2f}"
+        f" plain, {t.signal_taps / max(t.signal_cards, 1):.2f} with a signal, {t.signal_cards}"
+        f" signalled); {t.calls} calls in {t.call_taps} taps "
+        f"({t.call_taps / max(t.calls, 1):.2f} a call); {lat.figures()}")
+    for w in [*phones, table]:
+        assert not w.js_errors(), w.js_errors()
+        w.page.context.close()
+
+
+def bench_tedoku(server: Any, browser: Any) -> None:  # noqa: F811
+    from server_helpers import post_json, seat_code
+    from test_web_seat_tedoku import aim, touch_phone
+    from test_web_seats import the_log
+
+    g = post_json(server, "/api/games/", {"kind": "tedoku",
+                                          "options": {"seats": 3, "bonus": True}})
+    gid = g["id"]
+    phones = []
+    for seat, name in enumerate(["Ann", "Bob", "Cy"]):
+        w = touch_phone(browser, f"{server.http}/join/{seat_code(g, seat)}/", *PHONE)
+        w.page.fill("#name", name)
+        w.page.tap("#open-seats button")
+        w.page.wait_for_selector("#play:not([hidden])")
+        w.page.wait_for_function(
+            "() => document.getElementById('conn').textContent === 'connected'")
+        phones.append(w)
+    table = open_page(browser, f"{server.http}/games/{gid}/table/", 1920, 1080)
+    lat = Latency([*phones, table])
+    game = core.GAMES["tedoku"]
+    rng = Random(7)
+    taps = {"place": 0, "skip": 0}
+    counts = {"place": 0, "skip": 0}
+
+    def state_now() -> Any:
+        st = game.initial()
+        for _seq, _seat, ev in in_thread(the_log, gid):
+            st = game.evolve(st, ev)
+        return st
+
+    t0 = time.monotonic()
+    while True:
+        st = state_now()
+        if st.over:
+            break
+        turn = st.turn
+        to_act = list(game.to_act(st))
+        for seat in to_act:
+            page = phones[seat].page
+            page.wait_for_function(
+                "(t) => { const s = document.querySelector('.tdk-sheet');"
+                " const h = document.querySelector('.tdk-turn');"
+                " return s && !s.classList.contains('locked') && h"
+                " && h.textContent.startsWith('Turn ' + t + ' ') && !window.gnSeat.pending }",
+                arg=turn)
+            before = page.evaluate("() => window.gnSeat.commands")
+            places = [c for c in game.legal_commands(state_now(), seat) if c["type"] == "place"]
+            if not places:
+                page.tap(".tdk-skip")
+                page.wait_for_selector(".gn-confirm-yes")
+                page.tap(".gn-confirm-yes")
+                taps["skip"] += 2
+                counts["skip"] += 1
+            else:
+                _want, cell, n = aim(page, places, rng)
+                page.tap(f'[data-cell="{cell}"]')  # (the same cell again draws it)
+                taps["place"] += n + 1
+                counts["place"] += 1
+            page.wait_for_function(
+                f"() => window.gnSeat.commands === {before + 1} && !window.gnSeat.pending")
+            lat.mark(phones[seat])
+        phones[to_act[-1]].page.wait_for_function(
+            "(t) => !document.querySelector('.tdk-turn').textContent.startsWith('Turn ' + t + ' ')"
+            " || !document.getElementById('rematch').hidden", arg=turn)
+    say(f"Tedoku, three phones (touch, 390x844) and the table page, a whole game in "
+        f"{time.monotonic() - t0:.0f} s: {counts['place']} placements in {taps['place']} taps "
+        f"({taps['place'] / max(counts['place'], 1):.2f} a placement: rotate/flip, the cell, "
+        f"the same cell again), {counts['skip']} skips in {taps['skip']} taps; {lat.figures()}")
+    for w in [*phones, table]:
+        assert not w.js_errors(), w.js_errors()
+        w.page.context.close()
+
+
+def bench_board(server: Any, browser: Any, kind: str) -> None:  # noqa: F811
+    from server_helpers import post_json, seat_code
+    from test_web_seat_board import HOLD_COMMANDS, Phone, open_phone, server_now, wait_past
+
+    options = {"move_cap": 40} if kind == "teeko" else {}
+    g = post_json(server, "/api/games/", {"kind": kind, "options": options})
+    gid = g["id"]
+    phones = []
+    for seat, name in enumerate(["Ann", "Bob"]):
+        w = open_phone(browser, f"{server.http}/join/{seat_code(g, seat)}/", PHONE)
+        w.page.fill("#name", name)
+        w.page.tap("#open-seats button")
+        w.page.wait_for_selector("#play:not([hidden])")
+        w.page.wait_for_function(
+            "() => document.getElementById('conn').textContent === 'connected'")
+        w.page.evaluate(HOLD_COMMANDS)
+        phones.append(Phone(w, seat))
+    table = open_page(browser, f"{server.http}/games/{gid}/table/", 1920, 1080)
+    lat = Latency([*(p.w for p in phones), table])
+    rng = Random(3)
+    taps: dict[str, list[int]] = {"place": [], "move": []}
+    t0 = time.monotonic()
+    while len(taps["move"]) < (40 if kind == "teeko" else 16):
+        game, state, seq = server_now(gid)
+        if game.outcome(state) is not None:
+            break
+        seat = game.to_act(state)[0]
+        me = phones[seat]
+        for p in phones:
+            p.wait_drawn(seq)
+        board = [c for c in game.legal_commands(state, seat) if c["type"] in ("place", "move")]
+        safe = [c for c in board if not any(
+            ev["type"] == "game_over" for ev in game.decide(state, seat, c, Random(0)))]
+        pick = rng.choice(safe or board)
+        before = me.taps
+        if pick["type"] == "place":
+            me.tap_square(pick["to"])
+        else:
+            me.tap_square(pick["from"])
+            me.page.wait_for_selector(f'#board .gn-target[data-target="{pick["to"]}"]')
+            me.tap_square(pick["to"])
+            if kind == "tiku":  # (the discs it lays shown first; the same square confirms)
+                me.page.wait_for_selector("#commands [data-action=confirm]")
+                me.tap_square(pick["to"])
+        taps[pick["type"]].append(me.taps - before)
+        wait_past(gid, seq)
+        lat.mark(me.w)
+    per = ", ".join(f"{len(v)} {k}s, {sum(v) / len(v):.2f} taps each"
+                    for k, v in taps.items() if v)
+    say(f"{kind.capitalize()}, two phones (touch, 390x844) and the table page, "
+        f"{time.monotonic() - t0:.0f} s: {per}; {lat.figures()}")
+    for w in [*(p.w for p in phones), table]:
+        assert not w.js_errors(), w.js_errors()
+        w.page.context.close()
+
+
+def test_seats(daphne_server: Any, browser: Any, django_user_model: Any) -> None:  # noqa: F811
+    """The four games played by phones tapping as a person would: taps per action and the time
+    from a tap to every other screen (the other phones, the table page) showing the result."""
+    say(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work shares them)")
+    bench_board(daphne_server, browser, "teeko")
+    bench_board(daphne_server, browser, "tiku")
+    bench_tedoku(daphne_server, browser)
+    bench_teka(daphne_server, browser, django_user_model)

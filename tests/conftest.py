@@ -17,6 +17,7 @@ left out too.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ CORE = frozenset({
     "test_ai_tedoku", "test_ai_teeko", "test_ai_teka", "test_ai_tiku", "test_conformance",
     "test_corpus", "test_tedoku", "test_teeko", "test_teeko_perfect", "test_teeko_solver",
     "test_teka", "test_teka_analysis", "test_teka_dd", "test_tiku", "test_words",
+    "test_words_table",
 })
 """The core's test modules: the rules, the bots, the solvers and the analyses."""
 
@@ -85,6 +87,12 @@ def pytest_configure(config: object) -> None:
 def pytest_collection_modifyitems(config: Any, items: list[pytest.Item]) -> None:
     for item in items:
         item.add_marker(layer(Path(str(item.fspath)).stem))
+        # an async test on the server's runtime closes the loop's database pool in its own
+        # loop (tests/server_fixtures.py, loop_pool_closed)
+        names = getattr(item, "fixturenames", None)
+        if (names is not None and "server_runtime" in names
+                and inspect.iscoroutinefunction(getattr(item, "obj", None))):
+            names.append("loop_pool_closed")
 
 
 def pytest_sessionstart(session: object) -> None:

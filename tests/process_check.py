@@ -46,7 +46,7 @@ def _expected() -> set[int]:
     for pgdata in list(dbconfig._STARTED_HERE):
         if not dbconfig.started_here(pgdata):
             continue
-        info = dbconfig._running_info(Path(pgdata))
+        info = dbconfig.running_info(Path(pgdata))
         if info is None:
             continue
         with contextlib.suppress(psutil.Error):

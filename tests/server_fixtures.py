@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TRUNCATE_GUARDS = {
     "games_event": "games_event_no_truncate",
     "games_chainhead": "games_chainhead_no_truncate",
+    "games_correction": "games_correction_no_truncate",
+    "leagues_clubevent": "leagues_clubevent_no_truncate",
 }
 """Triggers refusing TRUNCATE (migration 0003), set aside while the tests flush the database."""
 
@@ -64,11 +66,24 @@ def _guard_flush() -> None:
 
 
 @pytest.fixture
+async def loop_pool_closed() -> Any:
+    """(Given to every async test that uses :func:`server_runtime`, by tests/conftest.py.)
+    After the test, the event loop's database pool is closed in the test's own loop, before
+    the loop ends: left open, its tasks were cancelled by the loop's end, and psycopg_pool's
+    scheduler, cancelled while it ran a job, swallowed the cancel and waited for ever (a
+    teardown that hung until the test's timeout, in one run in three)."""
+    yield
+    from server.games import dbpool
+
+    await dbpool.ADB.aclose()
+
+
+@pytest.fixture
 def server_runtime(settings: Any) -> Iterator[Any]:
     """The server's per-process machinery, reset after the test: worker threads' database
     connections closed (so the test database can be flushed and dropped), caches dropped,
     bots run in threads."""
-    from server.games import dbpool, runtime, store
+    from server.games import cache, dbpool, loopsubmit, runtime
 
     # (bots answer as soon as they have chosen: tests that check the pacing ask for it)
     settings.GAMENIGHT = {
@@ -76,19 +91,27 @@ def server_runtime(settings: Any) -> Iterator[Any]:
         "BOT_POOL": "thread",
         "BOT_WORKERS": 2,
         "BOT_PACE": 0.0,
+        "BOT_WATCH_PACE": 0.0,
     }
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    snapshot_every = store.SNAPSHOT_EVERY
+    snapshot_every = cache.SNAPSHOT_EVERY
     runtime.BOTS.shutdown()
     runtime.BOTS.bot_seats.clear()
     runtime.BOTS.enabled = True
     yield runtime
+    pool = runtime.BOTS.pool
     runtime.BOTS.shutdown()
-    # A bot job still choosing (on a loaded machine it may take long) is waited for; a seat
-    # marked in flight whose job never started (its event loop ended with the test) is not.
+    if pool is not None:  # a bot still choosing (on a loaded machine it may take long)
+        pool.shutdown(wait=True, cancel_futures=True)
+    # ... and its job submitting the choice, where its event loop still runs; a job whose
+    # loop ended with the test never finishes and is forgotten (it would hold every later
+    # test's teardown for the whole deadline).
     deadline = time.time() + 60
-    while runtime.BOTS.jobs and time.time() < deadline:
+    while live_bot_tasks(runtime.BOTS) and time.time() < deadline:
         time.sleep(0.02)
+    runtime.BOTS.jobs.clear()
+    runtime.BOTS.tasks.clear()
+    runtime.BOTS.asked.clear()
     runtime.BOTS.inflight.clear()
     runtime.BOTS.bot_seats.clear()
     from server.leagues import ratings
@@ -96,7 +119,7 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     ratings.drain()  # (a game finished on the loop is rated in a thread of its own)
     runtime.SHARDS.close_connections()
     dbpool.ADB.forget()
-    store.ASYNC_LOCKS.clear()
+    loopsubmit.ASYNC_LOCKS.clear()
     runtime.HUB.rooms.clear()
     runtime.HUB.loop = None
     if runtime.HUB.listener is not None:  # (the channel-layer reader of that test's loop)
@@ -105,8 +128,13 @@ def server_runtime(settings: Any) -> Iterator[Any]:
     from server.games import clocks
 
     clocks.forget()
-    store.drop_cache()
-    store.SNAPSHOT_EVERY = snapshot_every
+    cache.drop_cache()
+    cache.SNAPSHOT_EVERY = snapshot_every
+
+
+def live_bot_tasks(bots: Any) -> list[Any]:
+    """The bot runner's jobs still running on an event loop that runs."""
+    return [t for t in list(bots.tasks) if not t.done() and t.get_loop().is_running()]
 
 
 def free_port() -> int:
@@ -159,6 +187,7 @@ def daphne_env(name: str = "daphne", extra_env: dict[str, str] | None = None) ->
             "GAMENIGHT_BOT_WORKERS": "2",
             "GAMENIGHT_BOT_TIME_LIMIT": "2",
             "GAMENIGHT_BOT_PACE": "0",
+            "GAMENIGHT_BOT_WATCH_PACE": "0",
             "PYTHONUNBUFFERED": "1",
             **(extra_env or {}),
         }

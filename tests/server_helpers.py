@@ -94,15 +94,15 @@ def pick_move(legal: list[dict[str, Any]], rng: Random) -> dict[str, Any]:
 def finish(game_id: int, seed: int = 1) -> None:
     """Play game ``game_id`` to its end through the store, random legal moves by whoever is
     to act (sync: call it where the ORM may be used)."""
-    from server.games import store
+    from server.games import append, cache
 
     rng = Random(seed)
     while True:
-        e = store.entry(game_id)
+        e = cache.entry(game_id)
         if e.game.outcome(e.state) is not None:
             return
         seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
+        append.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
 
 
 class Client:

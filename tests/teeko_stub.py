@@ -45,7 +45,7 @@ def install(monkeypatch: Any, tmp_path: Any, squares: str = "axis") -> StubTable
     """Make ``core.teeko_table.load(squares)`` answer with a :class:`StubTable`."""
     monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
     stub = StubTable(squares)
-    monkeypatch.setitem(teeko_table._OPEN, str(table_path(squares)), stub)
+    monkeypatch.setitem(teeko_table.opened(), str(table_path(squares)), stub)
     return stub
 
 

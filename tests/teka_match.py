@@ -31,7 +31,7 @@ THROW = (1, "AH")
 """``(seat, card)``: the card that throws a trick away (seat 1 discards its ace of hearts)."""
 
 SEATS: list[Obj] = [{"kind": "guest", "name": n} for n in ("Ann", "Bob", "Cleo", "Dev")]
-"""The players of the stored matches (``store.import_game(..., SEATS, events)``)."""
+"""The players of the stored matches (``creating.import_game(..., SEATS, events)``)."""
 
 Chooser = Callable[[TekaState, int, list[str]], str]
 

@@ -12,7 +12,9 @@ import pytest
 from core import GAMES
 from core.ai.bots import LEVELS, RandomBot, make_bot
 from core.ai.teeko_mcts import (
+    NO_MOVE,
     Level,
+    Playout,
     Search,
     TeekoBot,
     command_of,
@@ -224,6 +226,48 @@ def test_solver_proves_a_forced_win_in_3() -> None:
     assert res.iterations < 20000  # stopped once proven
     state = build(["c3", "d4"], ["b1", "c2"])
     assert forced_win_in_3(state, 0, command_of(res.move))
+
+
+# ---------------------------------------------------------------------------------- playouts
+
+
+def _landings(cur: list[str], oth: list[str], only: list[str], n: int = 2000) -> dict[int, int]:
+    """Where ``n`` playout moves of ``cur`` land (square: count), told to favour ``only``."""
+    p = Playout(tables_for("axis"), 12345, True, 8)
+    c, o, mask = _bits(cur), _bits(oth), _bits(only)
+    counts: dict[int, int] = {}
+    for _ in range(n):
+        code = p.random_move(c, o, mask)
+        assert code != NO_MOVE
+        counts[code & 31] = counts.get(code & 31, 0) + 1
+    return counts
+
+
+def _uniform(counts: dict[int, int], squares: set[int], n: int = 2000) -> bool:
+    """Every square of ``squares`` hit, within half of its fair share either way."""
+    fair = n / len(squares)
+    return set(counts) == squares and all(0.5 * fair < k < 1.5 * fair for k in counts.values())
+
+
+def test_placement_playouts_land_on_the_target_squares() -> None:
+    # A defect found by reading: a playout's placement ignored the squares it was told to
+    # favour (those the opponent threatens): 43 times in 1,000 on a single one, not always.
+    white, black = ["a1", "c3"], ["b2", "d4"]
+    assert _landings(white, black, ["e5"]) == {parse_square("e5"): 2000}
+    two = _landings(white, black, ["e5", "a5", "b2"])  # b2 is taken: e5 or a5 only
+    assert set(two) == {parse_square("e5"), parse_square("a5")}
+    assert all(800 < k < 1200 for k in two.values())
+    free = set(range(25)) - {parse_square(s) for s in white + black}
+    assert _uniform(_landings(white, black, []), free)  # nothing to favour: uniform
+    assert _uniform(_landings(white, black, ["b2", "d4"]), free)  # every target taken
+
+
+def test_movement_playouts_land_on_the_target_squares() -> None:
+    white, black = ["a1", "c3", "e1", "e5"], ["b2", "d4", "a5", "c5"]
+    assert _landings(white, black, ["d3"]) == {parse_square("d3"): 2000}
+    # No piece of White's is next to a3: any move, none onto a3.
+    anywhere = _landings(white, black, ["a3"])
+    assert parse_square("a3") not in anywhere and len(anywhere) > 3
 
 
 # ------------------------------------------------------------------- reproducible and legal

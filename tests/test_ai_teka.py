@@ -14,7 +14,6 @@ from core.ai.teka_bot import (
     TekaLevel,
     best_trump,
     card_int,
-    high_card_points,
 )
 from core.api import Obj
 from core.teka import DECK, GAME, TekaState, card_rank, deal_hands, may_throw_in
@@ -127,18 +126,10 @@ WEAK = ["2S", "5S", "7S", "3H", "6H", "8H", "2D", "4D", "9D", "3C", "6C", "8C", 
 MIDDLING = ["AS", "8S", "4S", "KH", "7H", "3H", "QD", "9D", "5D", "2D", "JC", "6C", "4C"]
 
 
-DD_BIDDING = TekaLevel(32, dd_cards=9, dd_worlds=24, seconds=4.0, dd_bidding=True)
-"""``expert`` with bidding by simulation (no level's default: docs/ai.md)."""
-
-
-def bot_of(level: str) -> Any:
-    return TekaBot("dd-bidding", DD_BIDDING) if level == "dd-bidding" else make_bot("teka", level)
-
-
 def call_of(hand: list[str], level: str = "medium", **kw: Any) -> Any:
     st = bidding_state(hand, **kw)
     seat = kw.get("seat", 1)
-    cmd = bot_of(level).choose(GAME.view(st, seat), seat, Random(1))
+    cmd = make_bot("teka", level).choose(GAME.view(st, seat), seat, Random(1))
     assert cmd in GAME.legal_commands(st, seat)
     return cmd["call"]
 
@@ -167,55 +158,6 @@ def test_forced_dealer_bids() -> None:
     passes = [{"seat": 1, "call": "pass"}, {"seat": 2, "call": "ter"}, {"seat": 3, "call": "pass"}]
     call = call_of(WEAK, seat=0, dealer=0, bids=passes)
     assert call == 8
-
-
-def test_bidding_by_simulation_solves_deals_like_the_calls() -> None:
-    call = call_of(STRONG, "dd-bidding")
-    assert isinstance(call, int) and 8 <= call <= 12, call
-    assert call_of(CERTAIN, "dd-bidding") == "double 13"
-    assert call_of(WEAK, "dd-bidding") == "behi ter"
-    passes = [{"seat": 1, "call": "pass"}, {"seat": 2, "call": "ter"}, {"seat": 3, "call": "pass"}]
-    forced = call_of(WEAK, "dd-bidding", seat=0, dealer=0, bids=passes)
-    assert isinstance(forced, int) and forced >= 8
-
-
-def test_bidding_by_simulation_stops_when_told() -> None:
-    """Told to stop at once, it solves one deal, too few to go by: hard's call
-    (given the time, it bids another number with this hand)."""
-    st = bidding_state(STRONG)
-    view = GAME.view(st, 1)
-    hard = make_bot("teka", "hard").choose(view, 1, Random(1))
-    bot = bot_of("dd-bidding")
-    assert bot.choose(view, 1, Random(1)) != hard
-    assert bot.choose(view, 1, Random(1), should_stop=lambda: True) == hard
-
-
-def test_the_sampled_deals_agree_with_the_calls() -> None:
-    """Partner's ``behi ter`` says at most 3 high-card points: the deals the bot solves
-    give partner such a hand (the unfiltered draw nearly never does)."""
-    good = ["AS", "KS", "QS", "7S", "5S", "AH", "4H", "3H", "KD", "7D", "6C", "3C", "2C"]
-    bids = [{"seat": 3, "call": "behi ter"}, {"seat": 0, "call": "pass"}]
-    st = bidding_state(good, seat=1, dealer=2, bids=bids)
-    view = GAME.view(st, 1)
-    bot = TekaBot("dd-bidding", DD_BIDDING)
-    deals = bot.deals_like_the_calls(view, 1, Random(5), 16, lambda: False)
-    assert len(deals) == 16
-    weak = sum(high_card_points([card_int(c) for c in d.hands[3]]) <= 3 for d in deals)
-    raw = [GAME.resample(view, 1, Random(i)) for i in range(16)]
-    weak_raw = sum(high_card_points([card_int(c) for c in d.hands[3]]) <= 3 for d in raw)
-    assert weak >= 14 and weak_raw <= 4, (weak, weak_raw)
-    assert all(d.hands[1] == st.hands[1] for d in deals)
-
-
-def test_trumps_by_simulation() -> None:
-    st = bidding_state(STRONG, seat=1)
-    st.phase = "trumps"
-    st.bidder, st.bid, st.first_bid = 1, 9, 9
-    st.bids = [{"seat": 1, "call": 9}, {"seat": 2, "call": "pass"},
-               {"seat": 3, "call": "pass"}, {"seat": 0, "call": "pass"}]
-    cmd = bot_of("dd-bidding").choose(GAME.view(st, 1), 1, Random(2))
-    assert cmd == {"type": "trumps", "suit": "S"}
-    assert cmd in GAME.legal_commands(st, 1)
 
 
 def test_names_the_longest_strongest_suit() -> None:

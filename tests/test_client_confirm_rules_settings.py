@@ -41,7 +41,7 @@ def test_move_list_numbers_moves_and_heads_hands():
                                              "signal": "snap"},
               {"type": "first_player", "seat": 1}]
     assert move_list(events, ["Ann", "Bob"]) == [
-        "1. Ann placed c3", "2. Bob moved b2-c3", "Hand 2 dealt", "3. Ann played KH (snap)"]
+        "1. Ann placed c3", "2. Bob moved b2-c3", "Hand 2 dealt", "3. Ann played K\u2665 (snap)"]
 
 
 def test_rules_pages_as_markup_for_players():

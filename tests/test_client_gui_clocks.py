@@ -41,7 +41,7 @@ def seconds(text):
 
 
 def test_move_limit_from_the_form_counts_down(app, daphne_server, server_runtime):  # noqa: F811
-    from server.games import store
+    from server.games import cache
 
     connect_lobby(app, daphne_server)
     app.show("lobby")
@@ -63,7 +63,7 @@ def test_move_limit_from_the_form_counts_down(app, daphne_server, server_runtime
     session = app.session
     assert session.seat == 0
     # the server made the table with these rules (its log's table event)
-    e = store.entry(session.game_id)
+    e = cache.entry(session.game_id)
     table = [r[2] for r in e.log if r[2].get("type") == "table"]
     assert table and table[-1]["move_limit"] == 120 and table[-1]["abandon"] == 60
     assert testing.wait_until(lambda: session.clock is not None and session.my_turn)

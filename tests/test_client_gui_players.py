@@ -440,7 +440,7 @@ def test_rematch_after_a_finished_game(app):  # noqa: F811
     testing.tap(buttons(screen.ids.actions)["Resign"])
     testing.tap(buttons(screen.ids.actions)["Sure? Tap again"])
     assert s.outcome is not None
-    testing.tap(buttons(screen.ids.actions)["Rematch"])
+    testing.tap(screen.banner.ids.again)  # (Rematch: on the end banner, once)
     again = app.session
     assert again is not s and s.closed and again.outcome is None
     assert again.players == s.players and len(again.events) == 1

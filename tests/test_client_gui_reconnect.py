@@ -60,7 +60,7 @@ def play_by_touch(session, board, rng):
 
 
 def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runtime):  # noqa: F811
-    from server.games import store
+    from server.games import append, cache, reading
 
     # connect screen -> lobby -> new table (me vs the server's easy bot) by touch
     app.show("home")
@@ -114,10 +114,10 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
         assert screen.status == "Connection lost: reconnecting..."
         # while it is down the log grows without this tablet (our seat plays from elsewhere,
         # as through another server on the same database): the tablet must catch up on it
-        store.drop_cache(game_id)
-        e = store.entry(game_id)
+        cache.drop_cache(game_id)
+        e = cache.entry(game_id)
         away = safe_move(e.game, e.state, 0, e.game.legal_commands(e.state, 0), rng)
-        store.submit(game_id, 0, away, e.seq)
+        append.submit(game_id, 0, away, e.seq)
         # still down while the app retries (after 0.5 s, then 1 s more): every retry that
         # fails leaves the screen saying so, never "Connecting..." or "Your turn" (the drop
         # and two failed retries, each told to the screen: however long they take)
@@ -133,12 +133,12 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
         assert testing.wait_until(lambda: session.my_turn and session.seq >= seq_before + 2), (
             session.seq, session.status_text())
         testing.pump(3)
-        store.drop_cache(game_id)
-        e = store.entry(game_id)
+        cache.drop_cache(game_id)
+        e = cache.entry(game_id)
         assert session.seq == e.seq
         assert [r["seq"] for r in session.records] == list(range(1, e.seq + 1))
         assert session.records[seq_before]["event"]["to"] == away["to"]
-        server_view = plain(store.viewer_view(e, e.state, 0))
+        server_view = plain(reading.viewer_view(e, e.state, 0))
         assert plain(session.view) == server_view["view"]
         assert plain(board.model.view) == server_view["view"]  # what the board draws
         assert plain(session.legal) == server_view["legal"]
@@ -151,8 +151,8 @@ def test_reconnect_after_server_restart_by_touch(app, daphne_server, server_runt
         assert testing.wait_until(
             lambda: session.seq >= seq + 2 and (session.my_turn or session.outcome is not None)
         ), (session.seq, seq, session.status_text())
-        store.drop_cache(game_id)
-        e = store.entry(game_id)
+        cache.drop_cache(game_id)
+        e = cache.entry(game_id)
         assert e.log[seq][2]["to"] == cmd["to"] and e.seq == session.seq
         assert plain(board.model.view) == plain(e.game.view(e.state, 0))
     finally:

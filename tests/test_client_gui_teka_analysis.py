@@ -28,10 +28,10 @@ def app(tmp_path_factory: Any) -> Any:
 @pytest.mark.django_db(transaction=True)
 def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: Path) -> None:
     from client_kivy.vm.net import Api
-    from server.games import store
+    from server.games import creating
 
     events = teka_match(throwing(THROW), bid=BID + 1)
-    game_id = store.import_game("teka", None, SEATS, events).pk
+    game_id = creating.import_game("teka", None, SEATS, events).pk
     server = start_daphne(tmp_path, "app-teka-analysis",
                           {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / "analysis")})
     try:
@@ -55,7 +55,8 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
         replay.ids.slider.value = trumps
         testing.pump(2)
         text = replay.ids.analysis.text
-        assert "Hand 1: the deal" in text and "(North): S A K Q J T 9 8 7 6 5  H 4 3 2" in text
+        assert "Hand 1: the deal" in text
+        assert "(North): \u2660 A K Q J 10 9 8 7 6 5  \u2665 4 3 2" in text, text
         assert "par 10 in spades (bid 11: overbid); hearts 7, diamonds 0, clubs 0" in text
         assert replay.ids.analysis.opacity == 1
         shots = os.environ.get("GAMENIGHT_SCREENSHOTS", "")
@@ -65,14 +66,14 @@ def test_the_replay_of_a_finished_match_shows_its_analysis(app: Any, tmp_path: P
         plays = [i + 1 for i, e in enumerate(events) if e["type"] == "play"]
         replay.ids.slider.value = plays[1]
         testing.pump(2)
-        assert "played AH" in replay.caption
-        assert "? cost 1 trick (declarers 10 -> 11; best AD KD QD ...)" in replay.caption, \
-            replay.caption
+        assert "played A\u2665" in replay.caption
+        best = "best A\u2666 K\u2666 Q\u2666 ..."
+        assert f"? cost 1 trick (declarers 10 -> 11; {best})" in replay.caption, replay.caption
         assert replay.ids.analysis.text.startswith("Double-dummy, tricks lost to play")
         replay.show_moves()
         testing.pump(2)
         marked = [line for line in replay.moves_view.lines if line.endswith("?")]
-        assert marked == ["7. Bob played AH  ?"], marked
+        assert marked == ["7. Bob played A\u2665  ?"], marked
         replay.moves_view.dismiss(animation=False)
         testing.pump(2)
         if shots:

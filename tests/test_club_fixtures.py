@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.utils import timezone
 
+from server.games import append
 from server.games.models import Game, Seat
 from server.leagues.models import Fixture, League, Season
 
@@ -17,8 +19,12 @@ def season_of(django_user_model, kind: str, n: int, **kw) -> Season:
     users = [django_user_model.objects.create_user(f"p{i}", password="pw") for i in range(n)]
     league = League.objects.create(name=f"{kind} club", kind=kind)
     league.members.set(users)
-    return Season.objects.create(league=league, name="Spring", start=dt.date(2026, 3, 3),
-                                 end=dt.date(2026, 6, 30), **kw)
+    # (a season running today: two weeks in, four months to go; a fixed date turns into a
+    # season that has ended, where no round is made)
+    today = timezone.localdate()
+    return Season.objects.create(league=league, name="Spring",
+                                 start=today - dt.timedelta(days=14),
+                                 end=today + dt.timedelta(days=120), **kw)
 
 
 def generate(admin_client, season: Season):
@@ -29,7 +35,8 @@ def generate(admin_client, season: Season):
 def test_round_robin_rounds_from_the_admin(admin_client, django_user_model, server_runtime):
     season = season_of(django_user_model, "teeko", 5)
     r = generate(admin_client, season)
-    assert r.status_code == 200 and "round 1 on 2026-03-03: 2 games, 1 bye" in r.content.decode()
+    assert r.status_code == 200
+    assert f"round 1 on {season.start}: 2 games, 1 bye" in r.content.decode()
     fx = list(Fixture.objects.filter(season=season, round=1))
     assert len(fx) == 3 and sum(f.bye for f in fx) == 1
     for f in fx:
@@ -40,7 +47,8 @@ def test_round_robin_rounds_from_the_admin(admin_client, django_user_model, serv
         assert [s.user_id for s in seats] == f.players and all(s.claimed for s in seats)
         assert f.game.league_id == season.league_id and f.game.status == Game.LIVE
     generate(admin_client, season)
-    assert Fixture.objects.filter(season=season, round=2).first().date == dt.date(2026, 3, 10)
+    assert Fixture.objects.filter(season=season, round=2).first().date == \
+        season.start + dt.timedelta(days=7)
     # five rounds: every pair once, every player one bye
     for _ in range(3):
         generate(admin_client, season)
@@ -63,8 +71,9 @@ def test_teka_tables_with_bots_and_tedoku_tables(admin_client, django_user_model
     assert sorted(bots) == [1, 3]
     league = League.objects.create(name="Sheets", kind="tedoku")
     league.members.set(django_user_model.objects.filter(is_superuser=False))
-    tedoku = Season.objects.create(league=league, name="S", start=dt.date(2026, 1, 1),
-                                   end=dt.date(2026, 2, 1), table_size=4)
+    today = timezone.localdate()
+    tedoku = Season.objects.create(league=league, name="S", start=today,
+                                   end=today + dt.timedelta(days=31), table_size=4)
     generate(admin_client, tedoku)
     sizes = sorted(len(f.players) for f in Fixture.objects.filter(season=tedoku))
     assert sizes == [3, 3]
@@ -75,6 +84,12 @@ def test_teka_tables_with_bots_and_tedoku_tables(admin_client, django_user_model
 def test_swiss_round_two_has_no_repeat(admin_client, django_user_model, server_runtime):
     season = season_of(django_user_model, "tiku", 4, pairing=Season.SWISS)
     generate(admin_client, season)
+    # round 2 pairs by round 1's results: refused while round 1 is not played
+    r = generate(admin_client, season)
+    assert "not played yet" in r.content.decode()
+    assert not Fixture.objects.filter(season=season, round=2).exists()
+    for f in Fixture.objects.filter(season=season, round=1, bye=False):
+        append.append_result(f.game_id, [0], "adjudicated")
     generate(admin_client, season)
     r1 = {frozenset(f.players) for f in Fixture.objects.filter(season=season, round=1)}
     r2 = {frozenset(f.players) for f in Fixture.objects.filter(season=season, round=2)}

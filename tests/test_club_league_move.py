@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
-from server.games import store
+from server.games import creating
 from server.games.models import Game
 from server.leagues.models import League, Season
 
@@ -45,9 +45,9 @@ def test_a_database_with_leagues_in_the_games_app_migrates_forward_keeping_every
     club.members.set([ann, bob])
     spring = Season.objects.create(league=club, name="Spring", start=dt.date(2026, 3, 1),
                                    end=dt.date(2026, 5, 31))
-    played = store.create_game("teeko", {}, [{"kind": "guest", "name": "a"},
+    played = creating.create_game("teeko", {}, [{"kind": "guest", "name": "a"},
                                             {"kind": "guest", "name": "b"}], league=club.pk)
-    later = store.create_game("tiku", {}, [{"kind": "guest", "name": "c"},
+    later = creating.create_game("tiku", {}, [{"kind": "guest", "name": "c"},
                                           {"kind": "guest", "name": "d"}])
     organisers = Group.objects.create(name="League keepers")
     organisers.permissions.add(Permission.objects.get(content_type__app_label="leagues",

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from server_helpers import pick_move
 
-from server.games import store
+from server.games import append, cache, creating
 from server.games.models import Event, Game
 from server.leagues import ratings
 from server.leagues.models import RatedGame, Rating
@@ -47,11 +47,11 @@ def test_teka_is_two_teams_and_tedoku_a_ranking():
 def finish(game_id: int, seed: int) -> None:
     rng = Random(seed)
     while True:
-        e = store.entry(game_id)
+        e = cache.entry(game_id)
         if e.game.outcome(e.state) is not None:
             return
         seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
+        append.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
 
 
 def history() -> list[tuple]:
@@ -70,7 +70,7 @@ def test_kept_after_each_game_and_rebuilt_exactly(django_user_model, server_runt
     for i in range(12):
         kind = "teeko" if i % 3 else "tiku"
         a, b = rng.sample(names, 2)
-        g = store.create_game(kind, {"move_cap": 40} if kind == "teeko" else {},
+        g = creating.create_game(kind, {"move_cap": 40} if kind == "teeko" else {},
                               [{"kind": "user", "username": a}, {"kind": "user", "username": b}])
         finish(g.pk, i)
         games.append(g.pk)
@@ -78,7 +78,7 @@ def test_kept_after_each_game_and_rebuilt_exactly(django_user_model, server_runt
         assert RatedGame.objects.filter(game_id=g.pk, rated=True).exists()
         assert Rating.objects.filter(game_id=g.pk).count() == 2
     # a game with a bot is not rated; a guest neither
-    g = store.create_game("tiku", {}, [{"kind": "user", "username": "ann"},
+    g = creating.create_game("tiku", {}, [{"kind": "user", "username": "ann"},
                                        {"kind": "bot", "level": "random"}])
     finish(g.pk, 99)
     assert RatedGame.objects.filter(game_id=g.pk, rated=False).exists()
@@ -92,7 +92,7 @@ def test_kept_after_each_game_and_rebuilt_exactly(django_user_model, server_runt
     events = list(Event.objects.filter(game=src).order_by("seq").values_list("seat", "payload"))
     early = Game.objects.order_by("finished_at").values_list("finished_at", flat=True)[2]
     times = [early - dt.timedelta(seconds=len(events) - i) for i in range(len(events))]
-    imported = store.import_game(
+    imported = creating.import_game(
         src.kind, None, [{"kind": "user", "username": "dee"}, {"kind": "user", "username": "cid"}],
         [{"seat": s, "event": e} for s, e in events], times=times)
     assert Rating.objects.filter(game_id=imported.pk).count() == 2
@@ -121,13 +121,13 @@ async def test_a_game_finished_on_the_event_loop_is_rated(django_user_model, ser
     for n in ("eve", "fay"):  # (database work in the shards' threads: their connections
         # are closed after the test, so the test database can be dropped)
         await runtime.SHARDS.call(0, django_user_model.objects.create_user, n, password="pw")
-    game = await runtime.SHARDS.call(0, store.create_game, "teeko", {}, [
+    game = await runtime.SHARDS.call(0, creating.create_game, "teeko", {}, [
         {"kind": "user", "username": "eve"}, {"kind": "user", "username": "fay"}])
     gid = game.pk
     # White plays a1 b1 c1 d1 (a row), Black somewhere else.
     plan = [("place", "a1"), ("place", "a5"), ("place", "b1"), ("place", "b5"),
             ("place", "c1"), ("place", "e3"), ("place", "d1")]
-    e = await runtime.SHARDS.call(gid, store.entry, gid)  # cached: moves go on the loop
+    e = await runtime.SHARDS.call(gid, cache.entry, gid)  # cached: moves go on the loop
     seq = e.seq
     for i, (kind, to) in enumerate(plan):
         res = await runtime.submit(gid, i % 2, {"type": kind, "to": to}, seq)

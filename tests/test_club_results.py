@@ -11,7 +11,7 @@ from server_helpers import pick_move
 
 import core
 from core.api import ALL, SPECTATOR, IllegalMoveError, OptionsError, fold, result_event
-from server.games import store
+from server.games import append, chain, creating
 from server.games.models import Event, Game
 from server.leagues.models import League, Rating
 from server.leagues.standings import all_time_table
@@ -57,7 +57,7 @@ def test_result_events_are_checked():
 
 
 def teka_game(league, names=("ann", "bob", "cid", "dee")):
-    return store.create_game("teka", {}, [{"kind": "user", "username": n} for n in names],
+    return creating.create_game("teka", {}, [{"kind": "user", "username": n} for n in names],
                              league=league)
 
 
@@ -95,7 +95,7 @@ def test_forfeit_adjudicate_void_from_the_admin(organiser, django_user_model, se
     assert g1.outcome["reason"] == "forfeit"
     assert Event.objects.filter(game=g1).count() == before + 1
     assert Event.objects.filter(game=g1).order_by("-seq").first().type == "result"
-    assert store.verify_chain(g1.pk).ok
+    assert chain.verify_chain(g1.pk).ok
     # adjudicated with scores
     r = organiser.post(f"/admin/games/game/{g2.pk}/decide/",
                        {"reason": "adjudicated", "winners": ["1", "3"], "scores": "52-104-52-104"},
@@ -104,9 +104,9 @@ def test_forfeit_adjudicate_void_from_the_admin(organiser, django_user_model, se
     # void: not counted
     organiser.post(f"/admin/games/game/{g3.pk}/decide/", {"reason": "void"})
     assert Game.objects.get(pk=g3.pk).outcome["reason"] == "void"
-    # a finished game's result stands
+    # a finished game's result is corrected only with a reason on the record
     r = organiser.post(f"/admin/games/game/{g1.pk}/decide/", {"reason": "void"}, follow=True)
-    assert "its result stands" in r.content.decode()
+    assert "Correct the result" in r.content.decode() and b"errorlist" in r.content
     assert Game.objects.get(pk=g1.pk).outcome["reason"] == "forfeit"
     # standings and ratings mark the adjudicated results; the void game is left out
     rows = {r.username: r for r in all_time_table(league)}
@@ -138,7 +138,7 @@ def test_record_a_game_played_on_a_board(organiser, django_user_model, server_ru
         r.content.decode()
     g = Game.objects.get()
     assert g.status == Game.FINISHED and g.outcome["reason"] == "off_board"
-    assert g.league_id == league.pk and store.verify_chain(g.pk).ok
+    assert g.league_id == league.pk and chain.verify_chain(g.pk).ok
     assert Rating.objects.filter(game=g).count() == 2
 
 
@@ -146,7 +146,7 @@ def test_record_a_game_played_on_a_board(organiser, django_user_model, server_ru
 def test_only_organisers_decide(client, django_user_model, server_runtime):
     staff = django_user_model.objects.create_user("staff", password="pw", is_staff=True)
     client.force_login(staff)
-    g = store.create_game("teeko", {}, [{"kind": "open"}, {"kind": "open"}])
+    g = creating.create_game("teeko", {}, [{"kind": "open"}, {"kind": "open"}])
     assert client.post(f"/admin/games/game/{g.pk}/decide/", {"reason": "void"}).status_code \
         == 403
     assert client.get("/admin/games/game/record/").status_code == 403
@@ -173,5 +173,64 @@ def test_club_demo(server_runtime):
     assert "adjudicated" in reasons and reasons.count("off_board") == 2
     assert Fixture.objects.filter(season=seasons["Winter"], round=3).count() == 3
     assert Rating.objects.filter(game__league=league).count() >= 2 * 23
-    assert all(store.verify_chain(g).ok for g in Game.objects.filter(league=league)
+    assert all(chain.verify_chain(g).ok for g in Game.objects.filter(league=league)
                .values_list("id", flat=True))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_impossible_teka_and_tedoku_scores_are_refused_with_the_bound(
+        django_user_model, server_runtime):
+    """An off-board Teka match of 999-0 and an adjudicated 5000-0 were stored; a match to
+    104 ends at 155 at most (the last hand gives at most 52), the loser under 104; a Tedoku
+    sheet scores at most 45 (51 with the bonus shapes)."""
+    from server.leagues.results import record_off_board
+
+    users = [django_user_model.objects.create_user(n, password="pw")
+             for n in ("ann", "bob", "cid", "dee")]
+    before = Game.objects.count()
+    for scores, match in (([999, 0, 999, 0], "155 points at most"),
+                          ([104, 104, 104, 104], "ahead of the other"),
+                          ([150, 110, 150, 110], "losing side stays under 104")):
+        with pytest.raises(OptionsError, match=match):
+            record_off_board("teka", users, [0, 2], scores)
+    assert Game.objects.count() == before  # (nothing stored)
+    g = teka_game(None)
+    with pytest.raises(OptionsError, match="155 points at most"):
+        append.append_result(g.pk, [0, 2], "adjudicated", [5000, 0, 5000, 0])
+    assert Game.objects.get(pk=g.pk).status != Game.FINISHED
+    append.append_result(g.pk, [0, 2], "adjudicated", [155, 0, 155, 0])  # (the bound itself)
+    tedoku = core.GAMES["tedoku"]
+    for options, top in (({"seats": 2}, 45), ({"seats": 2, "bonus": True}, 51)):
+        state = fold(tedoku, tedoku.start(tedoku.options(options), Random(1)))
+        with pytest.raises(IllegalMoveError, match=f"at most {top}"):
+            tedoku.decide_result(state, {"type": "result", "winners": [0],
+                                         "reason": "adjudicated", "scores": [top + 1, 3]})
+        assert tedoku.decide_result(state, {"type": "result", "winners": [0],
+                                            "reason": "adjudicated", "scores": [top, 3]})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_record_form_fits_the_task(organiser, django_user_model, server_runtime):
+    """The kind follows the league (it defaulted to another game); the day played is kept
+    and must fall in the season; the login names are suggested as one types."""
+    import datetime as dt
+
+    ann, bob = (django_user_model.objects.create_user(n, password="pw") for n in ("ann", "bob"))
+    league = League.objects.create(name="Teeko club", kind="teeko")
+    league.members.set([ann, bob])
+    from server.leagues.models import Season
+
+    season = Season.objects.create(league=league, name="Spring", start=dt.date(2026, 3, 1),
+                                   end=dt.date(2026, 5, 31))
+    page = organiser.get("/admin/games/game/record/").content.decode()
+    assert '<datalist id="gn-players">' in page and '<option value="ann">' in page
+    r = organiser.post("/admin/games/game/record/", {
+        "league": league.pk, "season": season.pk, "players": "ann, bob", "winners": "bob",
+        "played_on": "2026-06-10"})
+    assert "is not in the season Spring" in r.content.decode()
+    r = organiser.post("/admin/games/game/record/", {
+        "league": league.pk, "season": season.pk, "players": "ann, bob", "winners": "bob",
+        "played_on": "2026-04-02"}, follow=True)
+    g = Game.objects.get(league=league)
+    assert g.kind == "teeko" and g.finished_at.date() == dt.date(2026, 4, 2)
+    assert "bob wins" in r.content.decode()

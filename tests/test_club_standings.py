@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from server_helpers import pick_move
 
-from server.games import store
+from server.games import append, cache, creating
 from server.games.models import Game
 from server.leagues.models import League, Season
 from server.leagues.standings import Result, Scheme, all_time_table, season_table, table
@@ -82,11 +82,11 @@ def test_void_results_do_not_count_and_adjudicated_ones_are_marked():
 def finish(game_id: int, seed: int) -> None:
     rng = Random(seed)
     while True:
-        e = store.entry(game_id)
+        e = cache.entry(game_id)
         if e.game.outcome(e.state) is not None:
             return
         seat = rng.choice(e.game.to_act(e.state))
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
+        append.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -103,7 +103,7 @@ def test_season_and_all_time_standings_from_the_games(django_user_model, server_
     ids = []
     for a, b, seed, season in (("ann", "bob", 1, old), ("bob", "cid", 2, spring),
                                ("ann", "cid", 3, spring)):
-        g = store.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": a},
+        g = creating.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": a},
                                                           {"kind": "user", "username": b}],
                               league=league, season=season)
         finish(g.pk, seed)
@@ -117,7 +117,7 @@ def test_season_and_all_time_standings_from_the_games(django_user_model, server_
     assert sum(r.played for r in season_table(old)) == 2
     assert sum(r.played for r in all_time_table(league)) == 6
     # a new game's end is seen at once (no stale cache)
-    g = store.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": "ann"},
+    g = creating.create_game("teeko", {"move_cap": 40}, [{"kind": "user", "username": "ann"},
                                                       {"kind": "user", "username": "bob"}],
                           league=league, season=spring)
     finish(g.pk, 9)

@@ -13,7 +13,7 @@ from test_e2e_server import ahttp, ws_client
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.timeout(120),
+    pytest.mark.timeout(300),
     pytest.mark.skipif(
         not os.environ.get("REDIS_URL"),
         reason="needs a Redis server: set REDIS_URL=redis://host:6379/0 to run this test",
@@ -67,7 +67,7 @@ async def test_a_lost_notification_is_made_good_by_the_reconciler(tmp_path):
     from django.db import connections
     from server_fixtures import start_daphne, stop_daphne
 
-    from server.games import store
+    from server.games import append
 
     server = start_daphne(tmp_path, "reconcile", {"GAMENIGHT_REDIS_RECONCILE": "1"})
     try:
@@ -78,13 +78,13 @@ async def test_a_lost_notification_is_made_good_by_the_reconciler(tmp_path):
         head = watcher.seq
         seat = watcher.to_act[0]
 
-        def append() -> None:
+        def append_move() -> None:
             try:
-                store.submit(g["id"], seat, {"type": "place", "to": "c3"}, head)
+                append.submit(g["id"], seat, {"type": "place", "to": "c3"}, head)
             finally:
                 connections.close_all()
 
-        await sync_to_async(append)()
+        await sync_to_async(append_move)()
         await watcher.sync_to(head + 1, timeout=60)
         assert watcher.events[-1]["event"]["to"] == "c3"
         await close_all([watcher])

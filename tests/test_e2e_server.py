@@ -12,7 +12,7 @@ import pytest
 import websockets
 from server_helpers import Client, close_all, core_ready, http, play_out, seat_code, sync_all
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 
 async def ahttp(server: Any, method: str, path: str, data: Any = None, **headers: str) -> Any:

@@ -104,7 +104,7 @@ def test_embedded_server_starts_is_reused_and_stops(monkeypatch: pytest.MonkeyPa
                              dbname=db["NAME"]) as conn:
             assert conn.execute("SELECT 20 + 22").fetchone() == (42,)
             assert conn.execute("SHOW server_version").fetchone()[0].startswith("16")
-        first = dbconfig._running_info(pgdata)
+        first = dbconfig.running_info(pgdata)
         assert first is not None
 
         # Several processes at once: all find the same running server, none starts another.
@@ -118,7 +118,7 @@ def test_embedded_server_starts_is_reused_and_stops(monkeypatch: pytest.MonkeyPa
         assert dbconfig.database_settings(base)["HOST"] == db["HOST"]
 
         assert dbconfig.stop_embedded(pgdata)
-        assert dbconfig._running_info(pgdata) is None
+        assert dbconfig.running_info(pgdata) is None
         assert not dbconfig._pid_alive(first["pid"])
 
         # Data survives a restart (warm start, no initdb).

@@ -24,7 +24,7 @@ def _run(*args: str) -> str:
 
 
 def test_load_demo_is_idempotent_and_games_replay_to_their_outcome() -> None:
-    from server.games import store
+    from server.games import cache, chain, reading
     from server.games.models import Event, Game
     from server.leagues.models import League
 
@@ -43,7 +43,7 @@ def test_load_demo_is_idempotent_and_games_replay_to_their_outcome() -> None:
     assert (get_user_model().objects.count(), League.objects.count(), Game.objects.count(),
             Event.objects.count()) == counts
 
-    store.drop_cache()
+    cache.drop_cache()
     for m in data["matches"]:
         game = Game.objects.get(league__name=m["league"], kind=m["game"],
                                 seat_set__number=0,
@@ -53,19 +53,19 @@ def test_load_demo_is_idempotent_and_games_replay_to_their_outcome() -> None:
         assert [s.user.username for s in game.seat_set.order_by("number")] == m["seats"]
         assert game.league is not None and game.league.kind == m["game"]
         # Rebuilt from the stored log (cache dropped): the recorded outcome.
-        e = store.entry(game.pk)
+        e = cache.entry(game.pk)
         assert e.seq == m["events"]
         outcome = GAMES[m["game"]].outcome(e.state)
         assert outcome == Outcome.from_json(m["outcome"])
         assert game.status == Game.FINISHED and game.outcome == m["outcome"]
-        assert store.verify_chain(game.pk).ok
-        seats = [r[1] for r in store.records(game.pk)]
+        assert chain.verify_chain(game.pk).ok
+        seats = [r[1] for r in reading.records(game.pk)]
         assert seats == [r["seat"] for r in demo.match_records(m)]
 
 
-def test_ensure_admin_creates_once_and_prints_the_same_login(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("GAMENIGHT_VAR", str(tmp_path))
-    monkeypatch.delenv("GAMENIGHT_ADMIN_PASSWORD", raising=False)
+def test_ensure_admin_creates_once_and_prints_the_same_login(tmp_path, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.VAR_DIR = tmp_path
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "ADMIN_USER": "admin", "ADMIN_PASSWORD": ""}
     first = _run("ensure_admin")
     assert "admin login (created): username admin  password " in first
     password = first.strip().rsplit(" ", 1)[1]
@@ -93,7 +93,7 @@ def test_demo_games_have_plausible_ordered_times() -> None:
     were played on different days."""
     from django.utils import timezone
 
-    from server.games import store
+    from server.games import creating
     from server.games.models import Event, Game
     from server.leagues.demo import LEAGUE  # (the club demo has games being played)
 
@@ -113,7 +113,7 @@ def test_demo_games_have_plausible_ordered_times() -> None:
         days.add(times[0].date())
     assert len(days) > 1
     # a game made now: created no later than its first event, finished with its last
-    g = store.create_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
+    g = creating.create_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
     g.refresh_from_db()
     first = Event.objects.filter(game=g).order_by("seq").first()
     assert first is not None and g.created_at <= first.created_at
@@ -124,17 +124,17 @@ def test_imported_log_keeps_its_times() -> None:
 
     from django.utils import timezone
 
-    from server.games import store
+    from server.games import creating
     from server.games.models import Event
 
     events = demo.match_records(demo.manifest()["matches"][1])
     t0 = timezone.now() - timedelta(days=3)
     times = [t0 + timedelta(seconds=5 * i) for i in range(len(events))]
-    game = store.import_game("teeko", None, None, events, times=times,
+    game = creating.import_game("teeko", None, None, events, times=times,
                              created_at=t0 - timedelta(minutes=1))
     game.refresh_from_db()
     assert list(Event.objects.filter(game=game).order_by("seq")
                 .values_list("created_at", flat=True)) == times
     assert game.created_at == t0 - timedelta(minutes=1) and game.finished_at == times[-1]
     with pytest.raises(Exception, match="times"):
-        store.import_game("teeko", None, None, events, times=times[::-1])
+        creating.import_game("teeko", None, None, events, times=times[::-1])

@@ -28,7 +28,7 @@ import pytest
 from server import dbconfig
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 
 def free_port() -> int:
@@ -164,7 +164,7 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
         assert username == "admin"
         addr = re.search(r"Tablets: connect to\s+http://([0-9.]+):(\d+)", text)
         assert addr and int(addr.group(2)) == port
-        assert dbconfig._running_info(pgdata) is not None
+        assert dbconfig.running_info(pgdata) is not None
 
         wait_http(f"http://127.0.0.1:{port}/api/kinds/", proc)
         status, kinds = http("GET", f"http://127.0.0.1:{port}/api/kinds/")
@@ -179,7 +179,7 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
         # daphne runs as the restricted role (migrations ran as the owner): its sessions on
         # the database are all gamenight_app's.
         assert "daphne's database role: gamenight_app" in text, text
-        info = dbconfig._running_info(pgdata)
+        info = dbconfig.running_info(pgdata)
         assert info is not None
         import psycopg
 
@@ -193,9 +193,9 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
         assert users == {dbconfig.APP_ROLE}, users
         assert owner == (dbconfig.OWNER_ROLE,)
 
-        pg_pid = dbconfig._running_info(pgdata)["pid"]  # type: ignore[index]
+        pg_pid = dbconfig.running_info(pgdata)["pid"]  # type: ignore[index]
         assert_clean_stop(proc, signal.SIGINT)
-        assert dbconfig._running_info(pgdata) is None
+        assert dbconfig.running_info(pgdata) is None
         assert not dbconfig._pid_alive(pg_pid)
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -214,7 +214,7 @@ def test_run_command_stops_quietly_on_sigterm_while_daphne_starts() -> None:
     try:
         assert "Tablets: connect to" in "".join(out), "".join(out)
         assert_clean_stop(proc, signal.SIGTERM)
-        assert dbconfig._running_info(pgdata) is None
+        assert dbconfig.running_info(pgdata) is None
     finally:
         stop_run_command(proc, pgdata)
 
@@ -578,7 +578,7 @@ def test_ctrl_c_on_gamenight_serve_stops_it_cleanly() -> None:
         assert "Tablets: connect to" in "".join(out), "".join(out)
         wait_http(f"http://127.0.0.1:{port}/api/kinds/", proc)
         assert_clean_stop(proc, signal.SIGINT, group=True)
-        assert dbconfig._running_info(pgdata) is None
+        assert dbconfig.running_info(pgdata) is None
     finally:
         stop_run_command(proc, pgdata)
 

@@ -96,7 +96,7 @@ def test_the_wheel_has_the_product_and_nothing_else(tmp_path: Path) -> None:
         timeout=280, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     assert {p.name for p in lib.iterdir()} == set(PRODUCT)
-    for name in ("core/teeko.py", "server/games/store.py", "client_kivy/app.py",
+    for name in ("core/teeko.py", "server/games/append.py", "client_kivy/app.py",
                  "client_kivy/theme.kv", "server/web/templates/web/home.html"):
         assert (lib / name).is_file(), name
     assert not [p for p in lib.rglob("*.py") if p.stem in ("tour", "layoutcheck", "testing",

@@ -25,7 +25,8 @@ from test_e2e_server import ahttp, http
 from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 import core
-from core.api import Outcome
+from core import words
+from core.api import Outcome, fold
 
 MODULE = "tests.games.tictactoe"
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,6 +73,31 @@ def test_conformance(tictactoe):
         playthrough(tictactoe, {}, seed=1000 * i + 7, probe=i % 10 == 0)
 
 
+def test_its_words_and_the_servers_events_come_through_the_game_api(tictactoe):
+    """Its own event in its own words, the shared ones (a resignation, the server's events)
+    and the result line from the base class, whichever way a caller asks (the game, or
+    core.words with an event or a kind); the server's events folded by the base class's
+    evolve: a table event changes nothing, a result ends the game through its end()."""
+    from random import Random
+
+    names = ["Ann", "Bob"]
+    marked = {"type": "marked", "seat": 0, "square": "a1"}
+    assert tictactoe.describe(marked, names) == words.describe(marked, names) == "Ann marked a1"
+    assert tictactoe.describe({"type": "resigned", "seat": 1}, names) == "Bob resigned"
+    assert words.describe({"type": "seat_to_bot", "seat": 1}, names) == "A bot plays for Bob"
+    line = {"winners": [0], "reason": "line", "scores": []}
+    assert tictactoe.result_text(line, names) == "Ann wins (line)"
+    assert words.result("tictactoe", line, names) == "Ann wins (line)"
+    assert words.doing("tictactoe", {"to_act": [1]}, names) == "Bob to play"
+    assert words.trick_result({"to_act": [1]}, names) == words.hand_result({}) == ""
+    state = fold(tictactoe, tictactoe.start({}, Random(1)))
+    assert tictactoe.evolve(state, {"type": "timeout", "seat": 0}) is state
+    ended = tictactoe.evolve(state, {"type": "result", "winners": [1], "reason": "forfeit",
+                                     "scores": []})
+    assert tictactoe.outcome(ended) == Outcome([1], "forfeit")
+    assert tictactoe.outcome(state) is None
+
+
 async def ws_client(server: Any, game_id: int, name: str) -> Client:
     ws = await websockets.connect(f"{server.ws}/ws/games/{game_id}/", max_size=2**22)
     c = Client(ws.send, ws.recv, name)
@@ -90,7 +116,7 @@ def plugin_daphne(transactional_db: Any, tmp_path: Path, tictactoe: Any) -> Iter
 
 
 @pytest.mark.e2e
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 async def test_created_played_watched_replayed_verified(plugin_daphne):
     server = plugin_daphne
     kinds = {k["kind"]: k for k in (await ahttp(server, "GET", "/api/kinds/"))["kinds"]}
@@ -147,13 +173,13 @@ def _get_text(url: str) -> str:
 
 
 def _play(game_id: int, squares: list[str], finished: bool = True) -> None:
-    from server.games import store
+    from server.games import append, cache
 
     for square in squares:
-        e = store.entry(game_id)
+        e = cache.entry(game_id)
         (seat,) = e.game.to_act(e.state)
-        store.submit(game_id, seat, {"type": "mark", "square": square}, e.seq)
-    e = store.entry(game_id)
+        append.submit(game_id, seat, {"type": "mark", "square": square}, e.seq)
+    e = cache.entry(game_id)
     assert (e.game.outcome(e.state) is not None) == finished
 
 
@@ -195,7 +221,7 @@ def test_ranked_in_a_league_season(tictactoe, django_user_model, server_runtime,
 
 
 @pytest.mark.e2e
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(300)
 def test_its_page_draws_the_grid_in_a_browser(plugin_daphne, browser):  # noqa: F811
     """The game page in chromium: the grid drawing of ``board()``, live, then the replay
     with the result line; no JavaScript error."""
@@ -238,6 +264,16 @@ EXEMPT = (
     "server/leagues/demo.py",  # demo data: a Teeko league and its games
     "server/ops/demo.py",
 )
+
+
+def test_the_shared_words_name_no_game():
+    """core/wording.py (the wording every game shares) and core/words.py (which finds the game
+    for a caller) name no game, not even in an example: a game's words live in its own
+    module, behind the game API."""
+    for rel in ("core/wording.py", "core/words.py"):
+        text = (ROOT / rel).read_text().lower()
+        named = [g for g in sorted(core.BUILTIN) if g in text]
+        assert not named, f"{rel} names {named}"
 
 
 def test_server_names_no_game_kind():

@@ -33,7 +33,7 @@ from server_fixtures import ROOT, start_daphne, stop_daphne
 from web_browser import browser, in_thread  # noqa: F401  (the fixture)
 from websockets.sync.client import connect
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 HASHERS = ["counting_hasher.CountingHasher"]
 FAILURES = 5  # GAMENIGHT_LOGIN_FAILURES of this daphne
@@ -131,7 +131,7 @@ def me(server: Any, auth: dict[str, str], source: str = "127.0.0.1") -> int:
 def test_logout_and_a_users_own_sessions_revoke_logins(server: Any, django_user_model: Any):
     """Reproduction (issue 26, 3): every login made a new token, older ones stayed valid,
     and a user could not revoke them."""
-    from server.games import store
+    from server.games import creating
 
     make_user(django_user_model, "ann")
     make_user(django_user_model, "bob")
@@ -176,7 +176,7 @@ def test_logout_and_a_users_own_sessions_revoke_logins(server: Any, django_user_
     assert r.status == 200 and r.json == {"revoked": 1}
     assert me(server, tb) == 401 and me(server, ta) == 200
     # a revoked token opens no seat on the game socket either
-    g = store.create_game("teeko", {}, [{"kind": "user", "username": "ann"}, {"kind": "open"}])
+    g = creating.create_game("teeko", {}, [{"kind": "user", "username": "ann"}, {"kind": "open"}])
     for auth, want in ((tb, "error"), (tc, "welcome")):
         with connect(f"ws://127.0.0.1:{server.port}/ws/games/{g.pk}/") as ws:
             ws.send(json.dumps({"type": "hello", "seat": 0, "last_seq": 0,
@@ -429,11 +429,11 @@ def test_table_page_organiser_login_is_an_httponly_session_with_csrf(
     session cookie no script reads; a POST without the page's CSRF token acts as nobody;
     the logout ends it (the cookie replayed is worth nothing), and the page lists the
     organiser's logins with a logout for each."""
-    from server.games import store
+    from server.games import creating
 
     def setup() -> int:
         make_user(django_user_model, "org")
-        g = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+        g = creating.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
                                             {"kind": "open"}],
                               created_by=django_user_model.objects.get(username="org"))
         return int(g.pk)
@@ -496,14 +496,16 @@ def test_table_page_organiser_login_is_an_httponly_session_with_csrf(
     assert [s["kind"] for s in call(server, "GET", f"/api/games/{gid}/").json["seats"]] == [
         "guest", "open"]
 
-    # the page's own button, with its token: seat 0 to a bot
+    # the page's own button, with its token: seat 0 to a bot (once confirmed)
     page.locator("#seats li[data-seat='0'] button:text('To a bot')").click()
+    page.locator(".gn-confirm-yes").click()
     deadline = time.time() + 30
     while call(server, "GET", f"/api/games/{gid}/").json["seats"][0]["kind"] != "bot":
         assert time.time() < deadline, page.text_content("#org-error")
         time.sleep(0.1)
 
     # where org is logged in: this browser and the script; "everywhere else" ends the script's
+    assert not page.locator("#login").is_visible()  # (the form is gone once logged in)
     page.locator("#org-sessions > summary").click()
     page.wait_for_function("() => document.querySelectorAll('#sessions li').length === 2")
     texts = page.locator("#sessions li").all_text_contents()

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from teeko_stub import ANALYSED_PLIES, finished_teeko_events, install
 
-from server.games import store
+from server.games import creating
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,7 +17,7 @@ def test_analysis_of_a_finished_game(
     client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install(monkeypatch, tmp_path)
-    g = store.import_game("teeko", None, None, finished_teeko_events())
+    g = creating.import_game("teeko", None, None, finished_teeko_events())
     r = client.get(f"/api/games/{g.pk}/analysis/")
     assert r.status_code == 200, r.content
     a = r.json()
@@ -33,16 +34,16 @@ def test_analysis_errors_are_json_with_a_reason(
     client, server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))  # no table there
-    g = store.import_game("teeko", None, None, finished_teeko_events("classic"))
+    g = creating.import_game("teeko", None, None, finished_teeko_events("classic"))
     r = client.get(f"/api/games/{g.pk}/analysis/")
     assert r.status_code == 409
     err = r.json()["error"]
     assert err["code"] == "no_table" and "not built" in err["reason"]
     assert "solve teeko --squares classic" in err["reason"]
-    live = store.create_game("teeko", {}, [{"kind": "open"}, {"kind": "open"}])
+    live = creating.create_game("teeko", {}, [{"kind": "open"}, {"kind": "open"}])
     r = client.get(f"/api/games/{live.pk}/analysis/")
     assert r.status_code == 409 and r.json()["error"]["code"] == "not_finished"
-    tiku = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "open"}])
+    tiku = creating.create_game("tiku", {}, [{"kind": "open"}, {"kind": "open"}])
     r = client.get(f"/api/games/{tiku.pk}/analysis/")
     assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
     r = client.get("/api/games/999999/analysis/")
@@ -69,7 +70,7 @@ def test_requests_never_start_a_build(
         raise AssertionError(f"a request started {cmd}")
 
     monkeypatch.setattr(solved.subprocess, "Popen", no_popen)
-    g = store.import_game("teeko", None, None, finished_teeko_events("tilted"))
+    g = creating.import_game("teeko", None, None, finished_teeko_events("tilted"))
     for _ in range(2):
         t0 = time.monotonic()
         r = client.get(f"/api/games/{g.pk}/analysis/")
@@ -78,7 +79,7 @@ def test_requests_never_start_a_build(
         err = r.json()["error"]
         assert err["code"] == "no_table" and "not available" in err["reason"], err
         assert "solve teeko --squares tilted" in err["reason"]
-    guest = store.create_game("teeko", {"squares": "tilted"},
+    guest = creating.create_game("teeko", {"squares": "tilted"},
                               [{"kind": "guest"}, {"kind": "bot", "level": "easy"}])
     r = client.get(f"/api/games/{guest.pk}/hint/?seat=0",
                    HTTP_X_SEAT_SECRET=guest.guest_secrets[0])
@@ -121,15 +122,15 @@ def test_one_build_per_table_across_processes(
 
 
 def test_an_operator_starts_one_build(
-    server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    server_runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     import subprocess
     import sys
 
     from server.games import solved
 
-    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))
-    monkeypatch.setenv("GAMENIGHT_TEEKO_BUILD", "tilted,nonsense")
+    monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path))  # (the rules core's)
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "TEEKO_BUILD": ["tilted", "nonsense"]}
     commands: list[list[str]] = []
     real_popen = subprocess.Popen
 
@@ -173,7 +174,7 @@ def test_hints_for_the_player_to_move_against_the_computer_only(
     from server.leagues.models import League
 
     install(monkeypatch, tmp_path)
-    g = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+    g = creating.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
                                         {"kind": "bot", "level": "random"}])
     secret = g.guest_secrets[0]
     url = f"/api/games/{g.pk}/hint/?seat=0"
@@ -186,17 +187,17 @@ def test_hints_for_the_player_to_move_against_the_computer_only(
     assert client.get(url, headers={"X-Seat-Secret": "wrong"}).status_code == 403
     r = client.get(f"/api/games/{g.pk}/hint/", headers={"X-Seat-Secret": secret})
     assert r.status_code == 403  # no seat given: a spectator gets no hints
-    people = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+    people = creating.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
                                              {"kind": "guest", "name": "Bob"}])
     r = client.get(f"/api/games/{people.pk}/hint/?seat=0",
                    headers={"X-Seat-Secret": people.guest_secrets[0]})
     assert r.status_code == 403 and "against the computer" in r.json()["error"]["reason"]
     league = League.objects.create(name="Friday", kind="teeko")
-    ranked = store.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
+    ranked = creating.create_game("teeko", {}, [{"kind": "guest", "name": "Ann"},
                                              {"kind": "bot", "level": "random"}],
                                league=league.pk)
     r = client.get(f"/api/games/{ranked.pk}/hint/?seat=0",
                    headers={"X-Seat-Secret": ranked.guest_secrets[0]})
     assert r.status_code == 403 and "league" in r.json()["error"]["reason"]
-    finished = store.import_game("teeko", None, None, finished_teeko_events())
+    finished = creating.import_game("teeko", None, None, finished_teeko_events())
     assert client.get(f"/api/games/{finished.pk}/hint/?seat=0").status_code == 409

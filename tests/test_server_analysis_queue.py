@@ -27,7 +27,7 @@ from server_fixtures import Daphne, start_daphne, stop_daphne
 from server_helpers import Client
 from teka_match import BID, SEATS, THROW, teka_match, throwing
 
-from server.games import store
+from server.games import creating
 from server.games.models import Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -65,11 +65,12 @@ def slow_match(seed: int) -> int:
     from bench.analysisbench import random_match
 
     events = random_match(400, seed)
-    return int(store.import_game("teka", None, SEATS, events).pk)
+    return int(creating.import_game("teka", None, SEATS, events).pk)
 
 
 def quick_match() -> int:
-    return int(store.import_game("teka", None, SEATS, teka_match(throwing(THROW), bid=BID + 1)).pk)
+    events = teka_match(throwing(THROW), bid=BID + 1)
+    return int(creating.import_game("teka", None, SEATS, events).pk)
 
 
 def until(what: str, check: Any, seconds: float = 180) -> Any:
@@ -251,7 +252,7 @@ def test_a_league_match_is_analysed_as_it_finishes_before_anyone_asks(
     events = teka_match(throwing(THROW), bid=BID + 1)
     last = max(i for i, e in enumerate(events) if e["type"] == "play")
     card = events[last]
-    g = store.import_game("teka", None, SEATS, events[:last], league=league)
+    g = creating.import_game("teka", None, SEATS, events[:last], league=league)
     assert g.status == Game.LIVE
     secret = g.guest_secrets[card["seat"]]  # type: ignore[attr-defined]
     cache = tmp_path / "analysis"

@@ -24,7 +24,7 @@ from server_helpers import Client, close_all, finish, seat_code, sync_all
 from test_server_store import guests, play_random
 
 from server import dbconfig
-from server.games import store
+from server.games import append, cache, chain, creating, reading
 from server.games.models import ChainHead, Event
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,31 +46,31 @@ def tamper(*statements: tuple[str, list[Any]]) -> None:
 def rewrite_from(game_id: int, seq: int, square: str) -> list[tuple[str, list[Any]]]:
     """Statements that change event ``seq``'s target square and recompute every hash from
     there on, so the chain in the event table is consistent again."""
-    recs = store.records(game_id)
-    prev = store.GENESIS if seq == 1 else store.verify_chain(game_id).hashes[seq - 2]
+    recs = reading.records(game_id)
+    prev = chain.GENESIS if seq == 1 else chain.verify_chain(game_id).hashes[seq - 2]
     out: list[tuple[str, list[Any]]] = []
     for s, seat, ev in recs[seq - 1 :]:
         if s == seq:
             ev = {**ev, "to": square}
-        prev = store.chain_hash(prev, s, seat, ev)
+        prev = chain.chain_hash(prev, s, seat, ev)
         out.append(("UPDATE games_event SET payload = %s::jsonb, hash = %s "
                     "WHERE game_id = %s AND seq = %s", [json.dumps(ev), prev, game_id, s]))
     return out
 
 
 def test_truncate_of_the_log_refused_by_a_trigger(server_runtime):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 4)
     for table in ("games_event", "games_chainhead"):
         with pytest.raises(DatabaseError, match="TRUNCATE refused"), transaction.atomic():
             with connection.cursor() as cur:  # the tables' owner
                 cur.execute(f"TRUNCATE {table} CASCADE")
     assert Event.objects.filter(game=game).count() == 5
-    assert store.verify_chain(game.pk).ok
+    assert chain.verify_chain(game.pk).ok
 
 
 def test_chain_head_is_written_by_the_database_only(server_runtime):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 6)
     head = ChainHead.objects.get(game=game)
     last = Event.objects.filter(game=game).order_by("-seq").first()
@@ -86,18 +86,18 @@ def test_chain_head_is_written_by_the_database_only(server_runtime):
     # An event that does not follow the head is refused like a stale append.
     with pytest.raises(DatabaseError, match="does not follow its chain head"):
         with transaction.atomic():
-            store.append(store.Append(game.pk, [(9, 0, {"type": "placed", "seat": 0,
+            append.append(append.Append(game.pk, [(9, 0, {"type": "placed", "seat": 0,
                                                         "to": "e5"})], last.hash, None, None))
-    report = store.verify_chain(game.pk)
+    report = chain.verify_chain(game.pk)
     assert report.ok and report.events == 7 and report.head == last.hash
 
 
 def test_verify_sees_a_deleted_last_event(server_runtime, client):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 8)
     assert client.get(f"/api/games/{game.pk}/verify/").json()["ok"] is True
     tamper(("DELETE FROM games_event WHERE game_id = %s AND seq = 9", [game.pk]))
-    report = store.verify_chain(game.pk)
+    report = chain.verify_chain(game.pk)
     assert not report.ok and report.events == 8 and report.bad_seq == 9
     assert "records 9 events, the log has 8" in report.reason
     body = client.get(f"/api/games/{game.pk}/verify/").json()
@@ -106,8 +106,8 @@ def test_verify_sees_a_deleted_last_event(server_runtime, client):
 
 def test_verify_sees_a_history_rewritten_with_recomputed_hashes(server_runtime, client,
                                                                  tmp_path, capsys):
-    game = store.create_game("teeko", {}, guests(2))
-    other = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
+    other = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 8)
     play_random(other.pk, 3)
     export = tmp_path / "heads.jsonl"
@@ -117,7 +117,7 @@ def test_verify_sees_a_history_rewritten_with_recomputed_hashes(server_runtime, 
     lines = [json.loads(x) for x in export.read_text().splitlines()]
     heads = {x["game"]: x for x in lines}
     assert heads[game.pk]["events"] == 9 and heads[other.pk]["events"] == 4
-    assert heads[game.pk]["head"] == store.verify_chain(game.pk).head
+    assert heads[game.pk]["head"] == chain.verify_chain(game.pk).head
     play_random(other.pk, 2, seed=7)  # a game that goes on after the export stays ok
     call_command("verify_chain", "--against", str(export))
     out = capsys.readouterr().out
@@ -126,8 +126,8 @@ def test_verify_sees_a_history_rewritten_with_recomputed_hashes(server_runtime, 
     # Event 4 changed and every hash after it recomputed: the chain in the event table is
     # consistent, but it no longer ends at the recorded head.
     tamper(*rewrite_from(game.pk, 4, "e5"))
-    store.drop_cache()
-    report = store.verify_chain(game.pk)
+    cache.drop_cache()
+    report = chain.verify_chain(game.pk)
     assert not report.ok and "differs from the recorded chain head" in report.reason
     assert report.bad_seq == 9
     assert client.get(f"/api/games/{game.pk}/verify/").json()["ok"] is False
@@ -136,7 +136,7 @@ def test_verify_sees_a_history_rewritten_with_recomputed_hashes(server_runtime, 
     # the database tells.
     tamper(("UPDATE games_chainhead SET head = %s WHERE game_id = %s",
             [report.head, game.pk]))
-    assert store.verify_chain(game.pk).ok
+    assert chain.verify_chain(game.pk).ok
     with pytest.raises(CommandError, match="1 game"):
         call_command("verify_chain", "--against", str(export))
     out = capsys.readouterr().out
@@ -237,12 +237,12 @@ def test_the_server_role_may_only_append_while_the_game_plays(daphne_server, app
     assert verdict["ok"] is False and verdict["bad_seq"] == 5, verdict
 
 
-def test_roles_from_the_environment(monkeypatch, tmp_path):
+def test_roles_from_the_environment(monkeypatch, tmp_path, settings):
     """DATABASE_URL is the app role; DATABASE_OWNER_URL (when set) the owner, who migrates
     and gives the user of DATABASE_URL its rights; without it there is no separate role."""
     from server.games import grants
 
-    monkeypatch.delenv("GAMENIGHT_APP_ROLE", raising=False)
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "APP_ROLE": ""}  # (GAMENIGHT_APP_ROLE unset)
     monkeypatch.setenv("DATABASE_URL", "postgresql://gn:pw@db.example/games")
     monkeypatch.setenv("DATABASE_OWNER_URL", "postgresql://gn_owner:secret@db.example/games")
     for role, user, password in (("owner", "gn_owner", "secret"), ("app", "gn", "pw")):
@@ -261,7 +261,8 @@ def test_roles_from_the_environment(monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="owner or app"):
         dbconfig.db_role()
     stmts = grants.grant_sql("gn")
-    assert 'GRANT SELECT, INSERT ON "public"."games_event" TO "gn"' in stmts
+    assert ('GRANT SELECT, INSERT ON "public"."games_event", "public"."games_correction", '
+            '"public"."leagues_clubevent" TO "gn"') in stmts
     assert not any("TRUNCATE" in s or "TRIGGER" in s for s in stmts)
 
 
@@ -271,18 +272,18 @@ def test_no_event_follows_the_end_and_the_outcome_is_the_logs(server_runtime, cl
     game, and ``/verify/`` checks the stored outcome against the fold of the log."""
     from server.games.models import Game
 
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     finish(game.pk)
     g = Game.objects.get(pk=game.pk)
     assert g.status == Game.FINISHED and g.outcome is not None
     assert client.get(f"/api/games/{game.pk}/verify/").json()["ok"] is True
-    report = store.verify_chain(game.pk)
+    report = chain.verify_chain(game.pk)
     seq = report.events + 1
     ev = {"type": "result", "winners": [1], "reason": "adjudicated", "scores": []}
-    h = store.chain_hash(report.head, seq, None, ev)
+    h = chain.chain_hash(report.head, seq, None, ev)
     with pytest.raises(DatabaseError, match="no event follows its end"):
         with transaction.atomic(), connection.cursor() as cur:
-            cur.execute(store._INSERT_HEAD + store._INSERT_ROW,
+            cur.execute(append._INSERT_HEAD + append._INSERT_ROW,
                         [game.pk, seq, "result", json.dumps(ev), None, h, None, 1])
     for sql in (
         "UPDATE games_game SET outcome = '{\"winners\": [1], \"reason\": \"x\"}' WHERE id = %s",
@@ -291,11 +292,11 @@ def test_no_event_follows_the_end_and_the_outcome_is_the_logs(server_runtime, cl
     ):
         with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cur:
             cur.execute(sql, [game.pk])
-    live = store.create_game("teeko", {}, guests(2))
+    live = creating.create_game("teeko", {}, guests(2))
     play_random(live.pk, 3)
     assert Game.objects.get(pk=game.pk).outcome == g.outcome
     # the corrections the server makes come before the end, by the statement that ends it
-    store.append_result(live.pk, [1], "adjudicated")
+    append.append_result(live.pk, [1], "adjudicated")
     assert client.get(f"/api/games/{live.pk}/verify/").json()["ok"] is True
     # a stored outcome the log does not have (written with the triggers off) is seen
     with transaction.atomic(), connection.cursor() as cur:

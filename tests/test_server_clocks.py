@@ -17,7 +17,7 @@ from test_e2e_server import ahttp, http, ws_client
 import core
 from core.api import ALL, fold
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 
 def types(client: Any) -> list[str]:

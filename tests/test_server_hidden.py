@@ -8,7 +8,7 @@ import pytest
 
 import core
 from core.api import SPECTATOR, fold
-from server.games import store
+from server.games import cache, creating, reading
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,13 +26,13 @@ def throw_in_seed() -> int:
 
 def test_throw_in_question_is_not_shown_to_other_seats(server_runtime):
     seed = throw_in_seed()
-    game = store.create_game("teka", {}, [{"kind": "guest", "name": f"P{i}"} for i in range(4)],
+    game = creating.create_game("teka", {}, [{"kind": "guest", "name": f"P{i}"} for i in range(4)],
                              rng=Random(seed))
-    e = store.entry(game.pk)
+    e = cache.entry(game.pk)
     asked = TEKA.to_act(e.state)
     assert asked, "the seed must open with a throw-in question"
     for viewer in [*range(4), SPECTATOR]:
-        sent = store.viewer_view(e, e.state, viewer)
+        sent = reading.viewer_view(e, e.state, viewer)
         expected = [viewer] if viewer in asked else []
         assert sent["to_act"] == expected
         assert sent["view"].get("to_act", expected) == expected
@@ -43,8 +43,8 @@ def test_throw_in_question_is_not_shown_to_other_seats(server_runtime):
 
 def test_partner_draw_reseats_the_lobby(server_runtime):
     lobby = [{"kind": "guest", "name": name} for name in ("Ann", "Ben", "Cat", "Dan")]
-    game = store.create_game("teka", {"draw_for_partners": True}, lobby, rng=Random(3))
-    e = store.entry(game.pk)
+    game = creating.create_game("teka", {"draw_for_partners": True}, lobby, rng=Random(3))
+    e = cache.entry(game.pk)
     draw = next(ev for _s, _seat, ev in e.log if ev["type"] == "draw")
     names = list(game.seat_set.order_by("number").values_list("name", flat=True))
     assert names == [lobby[place]["name"] for place in draw["seating"]]

@@ -15,7 +15,7 @@ from server_helpers import finish, seat_code
 
 import core
 from core.api import ALL, SPECTATOR, dumps
-from server.games import store
+from server.games import cache, chain, creating, seating
 from server.games.models import Game
 from server.leagues.models import League
 
@@ -88,7 +88,7 @@ def test_create_join_list_state_and_log(client, django_user_model, server_runtim
     assert client.get(f"/api/games/{gid}/state/?seat=1&secret=bad").status_code == 403
     finish(gid)
     # finished: everything revealed; step to any point
-    e = store.entry(gid)
+    e = cache.entry(gid)
     st = e.game.initial()
     for n, (_, _, ev) in enumerate(e.log, start=1):
         st = e.game.evolve(st, ev)
@@ -103,12 +103,12 @@ def test_create_join_list_state_and_log(client, django_user_model, server_runtim
     assert head["status"] == "finished" and head["outcome"] == Game.objects.get(pk=gid).outcome
     assert [r["seq"] for r in rows] == list(range(1, e.seq + 1))
     assert [r["event"] for r in rows] == [r[2] for r in e.log]
-    prev = store.GENESIS
+    prev = chain.GENESIS
     for r in rows:  # the exported hashes chain
-        prev = store.chain_hash(prev, r["seq"], r["seat"], r["event"])
+        prev = chain.chain_hash(prev, r["seq"], r["seat"], r["event"])
         assert r["hash"] == prev
     # re-import the export: same log, same chain
-    copy = store.import_game("teeko", None, None, rows)
+    copy = creating.import_game("teeko", None, None, rows)
     assert client.get(f"/api/games/{copy.pk}/verify/").json()["ok"] is True
     assert client.get(f"/api/games/{gid}/").json()["status"] == "finished"
     # (the copy is no one's and private: ann's list shows her game)
@@ -140,7 +140,7 @@ def test_create_errors_and_guest_seats(client, server_runtime):
     g = r.json()
     assert r.status_code == 201 and g["status"] == "live" and set(g["guest_secrets"]) == {"0"}
     assert g["seats"][1]["bot_level"] == "random"
-    assert store.seat_holder_ok(g["id"], 0, secret=g["guest_secrets"]["0"])
+    assert seating.seat_holder_ok(g["id"], 0, secret=g["guest_secrets"]["0"])
 
 
 def test_league_standings(client, django_user_model, server_runtime):
@@ -149,7 +149,7 @@ def test_league_standings(client, django_user_model, server_runtime):
     league.members.set(users)
     results = []
     for a, b, seed in (("ann", "bob", 1), ("bob", "cid", 2), ("ann", "cid", 3)):
-        g = store.create_game(
+        g = creating.create_game(
             "teeko",
             {"move_cap": 40},
             [{"kind": "user", "username": a}, {"kind": "user", "username": b}],
@@ -157,9 +157,9 @@ def test_league_standings(client, django_user_model, server_runtime):
         )
         finish(g.pk, seed)
         results.append((a, b, Game.objects.get(pk=g.pk).outcome["winners"]))
-    store.create_game("teeko", {}, league=league)  # unfinished: not counted
+    creating.create_game("teeko", {}, league=league)  # unfinished: not counted
     with pytest.raises(core.OptionsError):
-        store.create_game("tiku", {}, league=league)
+        creating.create_game("tiku", {}, league=league)
     expect = {u: {"played": 0, "won": 0, "drawn": 0, "lost": 0} for u in ("ann", "bob", "cid")}
     for a, b, winners in results:
         for seat, name in ((0, a), (1, b)):
@@ -202,7 +202,7 @@ def test_front_page_lists_tables_games_and_standings(
     page = client.get("/")
     assert page.status_code == 200 and b"No table is waiting" in page.content
     assert b"No game in progress" in page.content and b"No finished game" in page.content
-    done = store.create_game(
+    done = creating.create_game(
         "teeko",
         {"move_cap": 40},
         [{"kind": "user", "username": "ann"}, {"kind": "user", "username": "bob"}],
@@ -211,16 +211,16 @@ def test_front_page_lists_tables_games_and_standings(
     )
     finish(done.pk, 1)
     outcome = Game.objects.get(pk=done.pk).outcome
-    scored = store.create_game(
+    scored = creating.create_game(
         "tiku", {}, [{"kind": "guest", "name": "Uma"}, {"kind": "guest", "name": "Vic"}],
         public=True,
     )
     finish(scored.pk, 2)
     scores = Game.objects.get(pk=scored.pk).outcome["scores"]
-    waiting = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
+    waiting = creating.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}],
                                 public=True)
-    private = store.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}])
-    live = store.create_game(
+    private = creating.create_game("tiku", {}, [{"kind": "open"}, {"kind": "bot", "level": "easy"}])
+    live = creating.create_game(
         "tedoku", {"seats": 2},
         [{"kind": "guest", "name": "Zed"}, {"kind": "bot", "level": "hard"}], public=True,
     )

@@ -10,7 +10,7 @@ from unittest import mock
 import pytest
 from server_helpers import client_post as post
 
-from server.games import store
+from server.games import append, cache, creating, seating
 from server.games.models import Event, Game
 from server.leagues.models import League
 
@@ -62,7 +62,7 @@ def test_the_probes_500s_are_400s(api):
     json_error(api.get("/api/me/", headers={"Authorization": "Token a\x00b"}), 401)
     json_error(api.get("/api/games/99999999999999999999999/"), 404, "not_found")
     assert Game.objects.count() == before
-    gid = store.create_game("teeko").pk
+    gid = creating.create_game("teeko").pk
     json_error(api.get(f"/api/games/{gid}/state/?seat=99999999999999999999"), 400, "bad_request")
     json_error(api.get(f"/api/games/{gid}/state/?seat=-1"), 400, "bad_request")
 
@@ -77,7 +77,7 @@ def test_bot_levels_are_the_kinds_levels(api):
         ok = post(api, "/api/games/", {"kind": kind, "seats": [{"kind": "bot", "level": 0}]})
         assert ok.status_code == 201 and ok.json()["seats"][0]["bot_level"] == names[0]
     with pytest.raises(Exception, match="bot level"):
-        store.create_game("teeko", {}, [{"kind": "bot", "level": 99}])
+        creating.create_game("teeko", {}, [{"kind": "bot", "level": 99}])
 
 
 def test_reasons_are_capped_and_escaped(api):
@@ -112,20 +112,20 @@ def test_routing_errors_under_api_are_json(api):
     assert post(api, "/api/login", {"username": "a", "password": "b"}).status_code == 401
     assert api.get("/admin").status_code == 301  # pages still get the slash
     with mock.patch("server.games.views.game_json", side_effect=RuntimeError("boom")):
-        reason = json_error(api.get(f"/api/games/{store.create_game('teeko').pk}/"), 500)
+        reason = json_error(api.get(f"/api/games/{creating.create_game('teeko').pk}/"), 500)
     assert "boom" not in reason
     with mock.patch("server.games.views.token_user", side_effect=RuntimeError("boom")):
         json_error(api.get("/api/kinds/"), 500, "server_error")
 
 
 def test_state_seq_out_of_range_is_400_with_the_range(api):
-    game = store.create_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
+    game = creating.create_game("teeko", {}, [{"kind": "guest"}, {"kind": "guest"}])
     rng = Random(2)
     for _ in range(17):
-        e = store.entry(game.pk)
+        e = cache.entry(game.pk)
         seat = e.game.to_act(e.state)[0]
         legal = [c for c in e.game.legal_commands(e.state, seat) if c["type"] != "resign"]
-        store.submit(game.pk, seat, rng.choice(legal), e.seq)
+        append.submit(game.pk, seat, rng.choice(legal), e.seq)
     assert Event.objects.filter(game=game).count() == 18
     url = f"/api/games/{game.pk}/state/"
     assert api.get(url + "?seq=18").json()["seq"] == 18
@@ -178,11 +178,11 @@ def test_join_seat_zero_with_the_partner_draw_is_lobby_place_zero(api):
         g = r.json()
         seat = g["joined"]["seat"]
         seen.add(seat)
-        e = store.entry(g["id"])
+        e = cache.entry(g["id"])
         draw = next(ev for _s, _seat, ev in e.log if ev["type"] == "draw")
         assert draw["seating"][seat] == 0
         assert g["seats"][seat]["name"] == "Ann" and g["seats"][seat]["kind"] == "guest"
-        assert store.seat_holder_ok(g["id"], seat, secret=g["joined"]["secret"])
+        assert seating.seat_holder_ok(g["id"], seat, secret=g["joined"]["secret"])
         cat = draw["seating"].index(2)
         assert g["seats"][cat]["name"] == "Cat" and g["status"] == "live"
     assert len(seen) > 1  # the draw really moved Ann around

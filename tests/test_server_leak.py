@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from server_helpers import (
+    SEND_TIMEOUT,
     check_frames,
     check_record,
     close_all,
@@ -27,14 +28,14 @@ from test_e2e_server import ws_client
 
 from core import upcast
 from core.api import SPECTATOR
-from server.games import store
+from server.games import cache, creating
 from server.games.runtime import SHARDS
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 
 def states_by_seq(game_id: int) -> tuple[Any, list[Any], list[Any]]:
-    e = store.entry(game_id, fresh=True)
+    e = cache.entry(game_id, fresh=True)
     g = e.game
     states = [g.initial()]
     for _, _, ev in e.log:
@@ -88,7 +89,7 @@ async def run_and_check(
     if bot is not None:
         specs[bot] = {"kind": "bot", "level": "easy"}
     rng = Random(deal_seed) if deal_seed is not None else None
-    game = await SHARDS.call(0, store.create_game, kind, options, specs, rng=rng)
+    game = await SHARDS.call(0, creating.create_game, kind, options, specs, rng=rng)
     # record, for every frame (from the first: welcome and catch-up too), the seq its
     # receiver had reached
     marks: dict[str, list[tuple[int, dict[str, Any]]]] = {}
@@ -123,7 +124,8 @@ async def run_and_check(
             for viewer, secret in creds.items():
                 await SHARDS.call(game.pk, check_http, game.pk, viewer, secret)
 
-    outcome = await play_out(players, [spectator], Random(seed), timeout=60, after_each=over_http)
+    outcome = await play_out(players, [spectator], Random(seed), timeout=2 * SEND_TIMEOUT,
+                             after_each=over_http)
     assert http_checked[0] >= 2
     assert outcome is not None
     g, log, states = await SHARDS.call(game.pk, states_by_seq, game.pk)

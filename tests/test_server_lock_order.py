@@ -3,7 +3,7 @@ nor by the event loop while it waits for a database thread.
 
 Found by the soak (bench/soak.py, two daphne processes, docs/benchmarks-server.md): an
 HTTP view holds its connection from its first query (``get_game``) and then waits for the
-game's lock in ``store.entry``; a database thread took that lock first (a cache miss or a
+game's lock in ``cache.entry``; a database thread took that lock first (a cache miss or a
 refresh) and then waited for a connection, of which the view threads held them all. Both
 waited until the pool gave up (``GAMENIGHT_DB_POOL_TIMEOUT``), again and again: 199 waiters
 and 2 moves/s. Now a thread gets its connection before it takes a game's lock.
@@ -17,22 +17,22 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 
 def test_a_thread_takes_its_connection_before_a_games_lock(server_runtime: Any) -> None:
     from django.db import connection
 
-    from server.games import store
+    from server.games import cache, creating
 
     pool = getattr(connection, "pool", None)
     if pool is None:
         pytest.skip("no connection pool configured (GAMENIGHT_DB_POOL=0)")
-    game = store.create_game("teeko", {}, [{"kind": "guest", "name": "a"},
+    game = creating.create_game("teeko", {}, [{"kind": "guest", "name": "a"},
                                            {"kind": "guest", "name": "b"}])
     gid = game.pk
     connection.close()  # (this thread's connection back to the pool)
-    store.drop_cache()
+    cache.drop_cache()
 
     release = threading.Event()
     view_has_conn = threading.Event()
@@ -48,13 +48,13 @@ def test_a_thread_takes_its_connection_before_a_games_lock(server_runtime: Any) 
         try:
             connection.ensure_connection()
             view_has_conn.set()
-            # the database thread below is in store.entry, waiting for the pool's last
+            # the database thread below is in cache.entry, waiting for the pool's last
             # connection (before the fix: holding the game's lock while it waited)
             deadline = time.monotonic() + 120
             while pool.get_stats().get("requests_waiting", 0) < 1:
                 assert time.monotonic() < deadline, "the database thread never waited"
                 time.sleep(0.005)
-            results["view"] = store.entry(gid, fresh=True).seq
+            results["view"] = cache.entry(gid, fresh=True).seq
         except Exception as exc:
             results["view"] = exc
         finally:
@@ -63,7 +63,7 @@ def test_a_thread_takes_its_connection_before_a_games_lock(server_runtime: Any) 
     def db_thread() -> None:  # like a catch-up on a shard thread: no connection yet
         view_has_conn.wait(30)
         try:
-            results["db"] = store.entry(gid).seq
+            results["db"] = cache.entry(gid).seq
         except Exception as exc:
             results["db"] = exc
         finally:
@@ -105,18 +105,18 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
     soak. Now the lock is let go first: the move is answered stale."""
     import asyncio
 
-    from server.games import dbpool, runtime, store
+    from server.games import append, cache, creating, dbpool, runtime
 
-    game = await runtime.SHARDS.call(0, store.create_game, "teeko", {}, [
+    game = await runtime.SHARDS.call(0, creating.create_game, "teeko", {}, [
         {"kind": "guest", "name": "a"}, {"kind": "guest", "name": "b"}])
     gid = game.pk
-    stale = await runtime.SHARDS.call(gid, store.entry, gid)  # cached at seq 1
+    stale = await runtime.SHARDS.call(gid, cache.entry, gid)  # cached at seq 1
     # "another process" appends seq 2: this process's cache is left at seq 1
-    store.drop_cache(gid)
+    cache.drop_cache(gid)
     legal = stale.game.legal_commands(stale.state, 0)
-    await runtime.SHARDS.call(gid, store.submit, gid, 0, legal[0], 1)
-    with store._cache_lock:
-        store._cache[gid] = stale
+    await runtime.SHARDS.call(gid, append.submit, gid, 0, legal[0], 1)
+    with cache._cache_lock:
+        cache._cache[gid] = stale
 
     real_execute = dbpool.ADB.execute
     go = asyncio.Event()
@@ -129,7 +129,7 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
         await go.wait()  # (meanwhile a database thread wants the game's lock)
         await real_execute(sql, params)
 
-    real_db_lock = store._db_lock
+    real_db_lock = cache.db_lock
 
     def db_lock(game_id: int) -> Any:
         lock = real_db_lock(game_id)
@@ -137,13 +137,13 @@ async def test_a_move_that_lost_its_seq_to_another_process_does_not_hold_the_loc
         return lock
 
     monkeypatch.setattr(dbpool.ADB, "execute", slow_execute)
-    monkeypatch.setattr(store, "_db_lock", db_lock)
+    monkeypatch.setattr(cache, "db_lock", db_lock)
     move = asyncio.ensure_future(runtime.submit(gid, 0, legal[1], 1))
     await asyncio.wait_for(appending.wait(), 60)  # the loop now holds the lock, in the append
-    catch_up = runtime.SHARDS.submit(gid, store.entry, gid, fresh=True)
+    catch_up = runtime.SHARDS.submit(gid, cache.entry, gid, fresh=True)
     assert await asyncio.to_thread(wants_lock.wait, 60)
     go.set()
-    with pytest.raises(store.StaleError) as refused:
+    with pytest.raises(append.StaleError) as refused:
         await asyncio.wait_for(move, 60)  # before: never answered
     assert refused.value.to_json()["seq"] == 2
     assert (await asyncio.wait_for(asyncio.wrap_future(catch_up), 60)).seq == 2

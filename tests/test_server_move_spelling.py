@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from server_helpers import close_all, communicator
 
-from server.games import store
+from server.games import cache, creating
 from server.games.runtime import SHARDS
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 
 
@@ -25,7 +25,7 @@ def spellings(name: str) -> list[str]:
 
 async def test_squares_have_one_spelling(server_runtime):
     for kind in ("teeko", "tiku"):
-        game = await SHARDS.call(0, store.create_game, kind, {}, [
+        game = await SHARDS.call(0, creating.create_game, kind, {}, [
             {"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bob"}])
         clients = []
         for seat in (0, 1):
@@ -40,7 +40,7 @@ async def test_squares_have_one_spelling(server_runtime):
             answer = await a.command(command)
             assert answer["type"] == "error" and answer["code"] == "malformed", (kind, command)
             assert "is not a square" in answer["reason"] and "lower-case" in answer["reason"]
-        head = (await SHARDS.call(0, store.entry, game.pk, fresh=True)).seq
+        head = (await SHARDS.call(0, cache.entry, game.pk, fresh=True)).seq
         assert a.seq == seq == head  # nothing appended
         assert (await a.command(legal))["type"] == "ok"  # (the one spelling)
         await close_all(clients)

@@ -19,7 +19,7 @@ from test_server_store import guests, play_random
 
 from core.api import dumps, fold
 from server import dbconfig
-from server.games import store
+from server.games import append, cache, chain, creating, reading
 from server.games.models import Event, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,8 +50,8 @@ def the_end_is_the_logs(game_id: int, client: Any) -> None:
     """The game is finished with the fold's outcome, carried by its last event only, and
     ``/verify/`` says ok."""
     g = Game.objects.get(pk=game_id)
-    e = store.entry(game_id)
-    folded = e.game.outcome(fold(e.game, [ev for _s, _seat, ev in store.records(game_id)]))
+    e = cache.entry(game_id)
+    folded = e.game.outcome(fold(e.game, [ev for _s, _seat, ev in reading.records(game_id)]))
     assert folded is not None and g.status == Game.FINISHED
     assert g.outcome == json.loads(dumps(folded.to_json()))
     column = ends(game_id)
@@ -62,9 +62,9 @@ def the_end_is_the_logs(game_id: int, client: Any) -> None:
 def next_row(game_id: int, event: dict[str, Any], outcome: Any) -> list[Any]:
     """The INSERT parameters of the game's next event, with a correct seq and hash (a
     first-version event)."""
-    report = store.verify_chain(game_id)
+    report = chain.verify_chain(game_id)
     seq = report.events + 1
-    h = store.chain_hash(report.head or store.GENESIS, seq, None, event)
+    h = chain.chain_hash(report.head or chain.GENESIS, seq, None, event)
     return [game_id, seq, event["type"], json.dumps(event), None, h,
             None if outcome is None else json.dumps(outcome), 1]
 
@@ -75,21 +75,21 @@ RESULT = {"type": "result", "winners": [1], "reason": "adjudicated", "scores": [
 def test_the_server_role_cannot_write_an_outcome_its_log_does_not_end_with(
     server_runtime, app_conn, client
 ):
-    live = store.create_game("teeko", {}, guests(2))
+    live = creating.create_game("teeko", {}, guests(2))
     play_random(live.pk, 3)
-    before = store.verify_chain(live.pk).events
+    before = chain.verify_chain(live.pk).events
     # a first outcome on a live game whose log does not end
     with pytest.raises(psycopg.errors.InsufficientPrivilege, match="last event does not end it"):
         app_conn.execute("UPDATE games_game SET status = 'finished', finished_at = now(), "
                          "outcome = %s::jsonb WHERE id = %s", (json.dumps(WRONG), live.pk))
     # an end in the log that the game row does not show: refused when it commits
     with pytest.raises(psycopg.errors.InsufficientPrivilege, match="ends game"):
-        app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
+        app_conn.execute(append._INSERT_HEAD + append._INSERT_ROW,
                          next_row(live.pk, RESULT, WRONG))
     # the end in the log and another outcome on the game row
     with pytest.raises(psycopg.errors.InsufficientPrivilege, match="last event does not end it"):
         with app_conn.transaction():
-            app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
+            app_conn.execute(append._INSERT_HEAD + append._INSERT_ROW,
                              next_row(live.pk, RESULT, WRONG))
             app_conn.execute("UPDATE games_game SET status = 'finished', outcome = %s::jsonb "
                              "WHERE id = %s", (json.dumps({**WRONG, "winners": [0]}), live.pk))
@@ -98,26 +98,26 @@ def test_the_server_role_cannot_write_an_outcome_its_log_does_not_end_with(
         with app_conn.transaction():
             first = next_row(live.pk, RESULT, WRONG)
             ev = {"type": "placed", "seat": 0, "to": "c3"}
-            h = store.chain_hash(first[5], first[1] + 1, None, ev)
-            app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW, first)
-            app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
+            h = chain.chain_hash(first[5], first[1] + 1, None, ev)
+            app_conn.execute(append._INSERT_HEAD + append._INSERT_ROW, first)
+            app_conn.execute(append._INSERT_HEAD + append._INSERT_ROW,
                              [live.pk, first[1] + 1, "placed", json.dumps(ev), None, h, None, 1])
             app_conn.execute("UPDATE games_game SET status = 'finished', outcome = %s::jsonb "
                              "WHERE id = %s", (json.dumps(WRONG), live.pk))
     # nothing of it stayed: the game plays on and ends as its moves end it
     g = Game.objects.get(pk=live.pk)
     assert g.status == Game.LIVE and g.outcome is None
-    assert store.verify_chain(live.pk).events == before and set(ends(live.pk)) == {None}
-    store.drop_cache()
+    assert chain.verify_chain(live.pk).events == before and set(ends(live.pk)) == {None}
+    cache.drop_cache()
     finish(live.pk)
     the_end_is_the_logs(live.pk, client)
 
     # What the role can still do is append an end the log's moves do not reach, with the
     # game row agreeing: it is in the log for good, and /verify/ says it is not the fold's.
-    other = store.create_game("teeko", {}, guests(2))
+    other = creating.create_game("teeko", {}, guests(2))
     play_random(other.pk, 2)
     with app_conn.transaction():
-        app_conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
+        app_conn.execute(append._INSERT_HEAD + append._INSERT_ROW,
                          next_row(other.pk, {"type": "placed", "seat": 0, "to": "e5"}, WRONG))
         app_conn.execute("UPDATE games_game SET status = 'finished', outcome = %s::jsonb "
                          "WHERE id = %s", (json.dumps(WRONG), other.pk))
@@ -126,46 +126,46 @@ def test_the_server_role_cannot_write_an_outcome_its_log_does_not_end_with(
 
 
 def test_every_way_a_game_ends_still_ends_it(server_runtime, client):
-    by_moves = store.create_game("teeko", {}, guests(2))
+    by_moves = creating.create_game("teeko", {}, guests(2))
     finish(by_moves.pk)  # the hot path: one autocommitted statement
     the_end_is_the_logs(by_moves.pk, client)
 
-    in_transaction = store.create_game("teeko", {}, guests(2))
+    in_transaction = creating.create_game("teeko", {}, guests(2))
     play_random(in_transaction.pk, 3)
     with transaction.atomic():  # inside a caller's transaction: the INSERT, then the UPDATE
-        store.append_result(in_transaction.pk, [], "void")
+        append.append_result(in_transaction.pk, [], "void")
     the_end_is_the_logs(in_transaction.pk, client)
 
-    resigned = store.create_game("teeko", {}, guests(2))
+    resigned = creating.create_game("teeko", {}, guests(2))
     play_random(resigned.pk, 2)
-    e = store.entry(resigned.pk)
-    store.submit(resigned.pk, e.game.to_act(e.state)[0], {"type": "resign"}, e.seq)
+    e = cache.entry(resigned.pk)
+    append.submit(resigned.pk, e.game.to_act(e.state)[0], {"type": "resign"}, e.seq)
     the_end_is_the_logs(resigned.pk, client)
 
-    decided = store.create_game("teeko", {}, guests(2))
+    decided = creating.create_game("teeko", {}, guests(2))
     play_random(decided.pk, 3)
-    store.append_result(decided.pk, [0], "forfeit")
+    append.append_result(decided.pk, [0], "forfeit")
     the_end_is_the_logs(decided.pk, client)
     assert Game.objects.get(pk=decided.pk).outcome["winners"] == [0]
 
     # a forfeit on time: the table's timeout and the forfeit before it, in one batch
-    timed = store.create_game("teeko", {}, guests(2))
+    timed = creating.create_game("teeko", {}, guests(2))
     play_random(timed.pk, 2)
-    e = store.entry(timed.pk)
+    e = cache.entry(timed.pk)
     seat = e.game.to_act(e.state)[0]
     forfeit = e.game.decide_result(e.state, {"type": "result", "winners": [1 - seat],
                                              "reason": "forfeit", "scores": None})
-    store.submit(timed.pk, seat, None, e.seq,
+    append.submit(timed.pk, seat, None, e.seq,
                  pre=[(None, {"type": "timeout", "seat": seat}), *((None, x) for x in forfeit)])
     the_end_is_the_logs(timed.pk, client)
     assert ends(timed.pk)[-2] is None
 
     # an imported log that ends: created, appended and finished in one transaction
-    copy = store.import_game("teeko", None, None,
-                             [ev for _s, _seat, ev in store.records(by_moves.pk)])
+    copy = creating.import_game("teeko", None, None,
+                             [ev for _s, _seat, ev in reading.records(by_moves.pk)])
     the_end_is_the_logs(copy.pk, client)
-    unfinished = store.import_game("teeko", None, None,
-                                   [ev for _s, _seat, ev in store.records(by_moves.pk)][:4])
+    unfinished = creating.import_game("teeko", None, None,
+                                   [ev for _s, _seat, ev in reading.records(by_moves.pk)][:4])
     assert Game.objects.get(pk=unfinished.pk).status != Game.FINISHED
     assert set(ends(unfinished.pk)) == {None}
     assert client.get(f"/api/games/{unfinished.pk}/verify/").json()["ok"] is True
@@ -173,7 +173,7 @@ def test_every_way_a_game_ends_still_ends_it(server_runtime, client):
 
 def test_verify_sees_an_outcome_on_the_wrong_event(server_runtime, client):
     """Written by the owner with the triggers off, what the database otherwise refuses."""
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     finish(game.pk)
     outcome = json.dumps(Game.objects.get(pk=game.pk).outcome)
     with transaction.atomic(), connection.cursor() as cur:
@@ -188,17 +188,17 @@ def test_verify_sees_an_outcome_on_the_wrong_event(server_runtime, client):
 def test_the_migration_gives_finished_games_their_end(server_runtime, client):
     """Unapplied and applied again on a database with a finished and a live game: the
     finished game's last event gets its outcome, the live game's events none."""
-    done = store.create_game("teeko", {}, guests(2))
+    done = creating.create_game("teeko", {}, guests(2))
     finish(done.pk)
-    live = store.create_game("teeko", {}, guests(2))
+    live = creating.create_game("teeko", {}, guests(2))
     play_random(live.pk, 3)
     call_command("migrate", "games", "0007", verbosity=0)
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM information_schema.columns "
                     "WHERE table_name = 'games_event' AND column_name = 'outcome'")
         assert cur.fetchone() == (0,)
-    call_command("migrate", "games", verbosity=0)
-    store.drop_cache()
+    call_command("migrate", verbosity=0)  # (every app: the tests after it meet today's schema)
+    cache.drop_cache()
     the_end_is_the_logs(done.pk, client)
     assert set(ends(live.pk)) == {None}
     finish(live.pk)

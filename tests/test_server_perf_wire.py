@@ -20,7 +20,7 @@ from server_helpers import close_all, core_ready, play_out, strings_in
 from test_e2e_server import ahttp, ws_client
 
 from core.api import SPECTATOR
-from server.games import store
+from server.games import cache, reading
 from server.games.frames import Frame, ws_text_frame
 from server.games.runtime import SHARDS
 
@@ -51,7 +51,7 @@ def test_frame_encodes_once() -> None:
 
 
 def _log_and_states(game_id: int) -> tuple[Any, list[Any], list[Any]]:
-    e = store.entry(game_id, fresh=True)
+    e = cache.entry(game_id, fresh=True)
     g = e.game
     states = [g.initial()]
     for _, _, ev in e.log:
@@ -60,7 +60,7 @@ def _log_and_states(game_id: int) -> tuple[Any, list[Any], list[Any]]:
 
 
 def _redacted(g: Any, log: list[Any], viewer: int) -> list[Any]:
-    out = [store.redact_record(g, s, seat, ev, viewer) for s, seat, ev in log]
+    out = [reading.redact_record(g, s, seat, ev, viewer) for s, seat, ev in log]
     return json.loads(json.dumps(out))
 
 
@@ -147,7 +147,7 @@ def _direct_sockets(server: Any) -> int:
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 async def test_tedoku_shared_frames_over_daphne(debug_daphne: Any) -> None:
     await _play(debug_daphne, "tedoku", {"seats": 3, "bonus": True}, 3, seed=5)
     # every socket of the game (3 seats, twin, 3 spectators, late one) used the direct path
@@ -156,7 +156,7 @@ async def test_tedoku_shared_frames_over_daphne(debug_daphne: Any) -> None:
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 async def test_teka_shared_frames_over_daphne(debug_daphne: Any) -> None:
     await _play(debug_daphne, "teka", {"target": 20}, 4, seed=11)
     assert _direct_sockets(debug_daphne) >= 9, debug_daphne.output()
@@ -164,7 +164,7 @@ async def test_teka_shared_frames_over_daphne(debug_daphne: Any) -> None:
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(300)
 async def test_many_frames_to_a_slow_reader_arrive_in_order(debug_daphne: Any) -> None:
     """Frames pile up in twisted's buffer while a client does not read; the direct path then
     hands later frames to that buffer (never around it): all arrive, in order."""
@@ -188,7 +188,7 @@ async def test_many_frames_to_a_slow_reader_arrive_in_order(debug_daphne: Any) -
 
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 async def test_asgi_path_when_direct_wire_is_off(
     transactional_db: Any, tmp_path: Any, server_runtime: Any
 ) -> None:

@@ -37,10 +37,10 @@ from server_helpers import (
 import core
 from core import upcast
 from core.api import ALL, SPECTATOR, fold
-from server.games import store
+from server.games import append, cache, chain, creating, reading
 from server.games.runtime import SHARDS
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 TEKA = core.GAMES["teka"]
 SEED = 91
@@ -105,7 +105,7 @@ def verify_head(server: Any, gid: int) -> Any:
 
 
 def the_log(gid: int) -> tuple[list[Any], list[Any]]:
-    e = store.entry(gid, fresh=True)
+    e = cache.entry(gid, fresh=True)
     states = [TEKA.initial()]
     for _s, _seat, ev in e.log:
         states.append(TEKA.evolve(states[-1], ev))
@@ -172,7 +172,7 @@ async def play_throw_in(server: Any, gid: int, secrets: dict[int, str], bot: boo
             k
             for k in range(4)
             if isinstance(before, str)
-            and store.chain_hash(before, 4, k, {"type": "keep", "seat": k}) == after
+            and chain.chain_hash(before, 4, k, {"type": "keep", "seat": k}) == after
         ]
         assert guesses == [] and before is None and after is None, guesses
     await sync_all(everyone)
@@ -212,7 +212,7 @@ async def play_throw_in(server: Any, gid: int, secrets: dict[int, str], bot: boo
         _status, raw = get(server, f"/api/games/{gid}/state/?events=1{cred}")
         assert json.loads(raw)["events"][3] == {"seq": 4, "seat": ASKED, "event": log[3][2]}
     # The whole log is shown once the game is over (viewer ALL): not hidden for ever.
-    assert store.redact_record(TEKA, *log[3], ALL)["seat"] == ASKED
+    assert reading.redact_record(TEKA, *log[3], ALL)["seat"] == ASKED
     await close_all(everyone)
 
 
@@ -220,7 +220,7 @@ def make_game(bot_at: int | None) -> Any:
     seats: list[Any] = [{"kind": "guest", "name": f"P{i}"} for i in range(4)]
     if bot_at is not None:
         seats[bot_at] = {"kind": "bot", "level": "easy"}
-    return store.create_game("teka", {}, seats, rng=Random(SEED))
+    return creating.create_game("teka", {}, seats, rng=Random(SEED))
 
 
 async def test_a_player_keeping_is_not_told_to_anyone(quick_daphne, server_runtime):
@@ -263,7 +263,7 @@ def test_admin_shows_a_live_game_as_a_spectator_sees_it(admin_client, server_run
     from server.games.models import Event, Game
 
     game = make_game(None)
-    store.submit(game.pk, ASKED, {"type": "keep"}, 3)
+    append.submit(game.pk, ASKED, {"type": "keep"}, 3)
     events = {e.seq: e for e in Event.objects.filter(game_id=game.pk)}
     deal, keep = events[3], events[4]
     assert keep.seat == ASKED and keep.type == "keep"
@@ -352,7 +352,7 @@ async def test_a_bots_answer_does_not_tell_how_long_it_thought(server_runtime, s
     share of that wait."""
     settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_PACE": 0.3}
     bots = [{"kind": "bot", "level": "easy"} for _ in range(4)]
-    game = await SHARDS.call(0, store.create_game, "teka", {}, bots, rng=Random(0))
+    game = await SHARDS.call(0, creating.create_game, "teka", {}, bots, rng=Random(0))
     spectator = await communicator(game.pk, "spectator")
     await spectator.hello()
     await spectator.until(lambda f: spectator.seq >= 3 + 10, 30)  # 4 calls, trumps, 5 cards
@@ -375,7 +375,7 @@ async def test_a_throw_in_question_that_runs_out_stays_private(quick_daphne, ser
     answer for it name seat 1 to seat 1 only (envelopes included)."""
     seats = [{"kind": "guest", "name": f"P{i}"} for i in range(4)]
     game = await SHARDS.call(
-        0, store.create_game, "teka", {}, seats, rng=Random(SEED), table={"move_limit": 1}
+        0, creating.create_game, "teka", {}, seats, rng=Random(SEED), table={"move_limit": 1}
     )
     gid, secrets = game.pk, game.guest_secrets
     spectator = await connect(quick_daphne, gid, "spectator")

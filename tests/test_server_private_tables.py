@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 from server.games.models import JOIN_ALPHABET, Game
 from server.leagues.models import League
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 CODE = re.compile(f"^[{JOIN_ALPHABET}]{{8}}$")
 OTHER_ADDRESS = "127.0.0.2"  # (Linux answers every 127.x address: a second client address)

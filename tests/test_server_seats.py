@@ -16,7 +16,7 @@ from web_browser import WAIT_MS, browser  # noqa: F401  (the fixture)
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 TEEKO_WIN = ["a1", "a5", "b1", "b5", "c1", "c5", "d1"]  # seat 0 wins with a row
 
@@ -222,7 +222,10 @@ def test_organiser_hands_a_seat_to_a_bot(daphne_server, django_user_model):
     status, body = http(server, "POST", f"/api/games/{gid}/seats/1/bot/", {}, **auth)
     assert status == 409 and body["error"]["code"] == "bot_seat"
     a.sync(watcher.seq)
-    assert a.command({"type": "place", "to": "b1"})["type"] == "ok"
+    # (a random bot may have taken b1: Ann places on a square still empty)
+    taken = {r["event"].get("to") for r in events(server, gid) if r["event"]["type"] == "placed"}
+    square = next(q for q in ("b1", "c1", "d1", "e1") if q not in taken)
+    assert a.command({"type": "place", "to": square})["type"] == "ok"
     for s in (a, watcher):
         s.close()
 

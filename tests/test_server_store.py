@@ -15,7 +15,7 @@ from server_helpers import pick_move
 
 import core
 from core.api import ALL, IllegalMoveError, dumps, fold
-from server.games import store
+from server.games import append, cache, chain, creating, reading, seating
 from server.games.models import Event, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,26 +28,26 @@ def guests(n: int) -> list[dict[str, str]]:
 def play_random(game_id: int, moves: int, seed: int = 1) -> None:
     rng = Random(seed)
     for _ in range(moves):
-        e = store.entry(game_id)
+        e = cache.entry(game_id)
         g = e.game
         if g.outcome(e.state) is not None:
             return
         seat = rng.choice(g.to_act(e.state))
-        store.submit(game_id, seat, pick_move(g.legal_commands(e.state, seat), rng), e.seq)
+        append.submit(game_id, seat, pick_move(g.legal_commands(e.state, seat), rng), e.seq)
 
 
 def test_create_submit_and_fold_equals_log(server_runtime):
-    game = store.create_game("teeko", {"move_cap": 120}, guests(2))
+    game = creating.create_game("teeko", {"move_cap": 120}, guests(2))
     assert game.status == Game.LIVE and len(game.code) == 6 and set(game.guest_secrets) == {0, 1}
-    e = store.entry(game.pk)
+    e = cache.entry(game.pk)
     assert e.seq == 1 and e.log[0][2]["type"] == "start"
-    res = store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
+    res = append.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
     assert res.seq == 2 and res.records[0][1] == 0
     play_random(game.pk, 200)
     rows = list(Event.objects.filter(game=game).order_by("seq").values_list("seq", "payload"))
     assert [s for s, _ in rows] == list(range(1, len(rows) + 1))
     state = fold(core.GAMES["teeko"], [p for _, p in rows])
-    e = store.entry(game.pk)
+    e = cache.entry(game.pk)
     assert dumps(e.game.view(state, ALL)) == dumps(e.game.view(e.state, ALL))
     game.refresh_from_db()
     assert game.status == Game.FINISHED and game.outcome == e.game.outcome(state).to_json()
@@ -55,7 +55,7 @@ def test_create_submit_and_fold_equals_log(server_runtime):
 
 
 def test_refused_commands_append_nothing(server_runtime):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     cases = [
         (0, {"type": "place", "to": "z9"}, 1, "illegal"),
         (1, {"type": "place", "to": "c3"}, 1, "not_your_turn"),
@@ -67,19 +67,19 @@ def test_refused_commands_append_nothing(server_runtime):
     ]
     for seat, cmd, seq, code in cases:
         with pytest.raises(IllegalMoveError) as err:
-            store.submit(game.pk, seat, cmd, seq)
+            append.submit(game.pk, seat, cmd, seq)
         assert (
             err.value.code in (code, "illegal", "malformed")
             if code == "illegal"
             else err.value.code == code
         )
     assert Event.objects.filter(game=game).count() == 1
-    assert store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1).seq == 2
+    assert append.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1).seq == 2
 
 
 def test_concurrent_same_expected_seq_exactly_one_wins(server_runtime):
     """Two threads (own connections), same expected seq, caches bypassed: one append, one stale."""
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     gid = game.pk
     barrier = threading.Barrier(2)
     results: list[object] = []
@@ -87,7 +87,7 @@ def test_concurrent_same_expected_seq_exactly_one_wins(server_runtime):
     def attempt(square: str) -> None:
         try:
             barrier.wait()
-            results.append(store.submit(gid, 0, {"type": "place", "to": square}, 1))
+            results.append(append.submit(gid, 0, {"type": "place", "to": square}, 1))
         except Exception as exc:
             results.append(exc)
         finally:
@@ -98,8 +98,8 @@ def test_concurrent_same_expected_seq_exactly_one_wins(server_runtime):
         t.start()
     for t in threads:
         t.join()
-    ok = [r for r in results if isinstance(r, store.SubmitResult)]
-    stale = [r for r in results if isinstance(r, store.StaleError)]
+    ok = [r for r in results if isinstance(r, append.SubmitResult)]
+    stale = [r for r in results if isinstance(r, append.StaleError)]
     assert len(ok) == 1 and len(stale) == 1, results
     assert stale[0].seq == 2
     assert Event.objects.filter(game_id=gid).count() == 2
@@ -108,24 +108,24 @@ def test_concurrent_same_expected_seq_exactly_one_wins(server_runtime):
 def test_stale_append_from_another_process_fails_cleanly(server_runtime):
     """The database's unique (game, seq) is the last line: a cache that missed an append
     (as in a second server process) gets a stale error, and recovers."""
-    game = store.create_game("teeko", {}, guests(2))
-    store.entry(game.pk)  # cached at seq 1
-    other = store._load(game.pk)  # "another process"
-    batch = store.Append(
+    game = creating.create_game("teeko", {}, guests(2))
+    cache.entry(game.pk)  # cached at seq 1
+    other = cache._load(game.pk)  # "another process"
+    batch = append.Append(
         game.pk, [(2, 0, {"type": "placed", "seat": 0, "to": "a1"})], other.last_hash, None, None
     )
-    store.append(batch)
+    append.append(batch)
     assert batch.hashes
-    with pytest.raises(store.StaleError) as err:
-        store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
+    with pytest.raises(append.StaleError) as err:
+        append.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
     assert err.value.seq == 2
-    assert store.submit(game.pk, 1, {"type": "place", "to": "c3"}, 2).seq == 3
-    assert store.verify_chain(game.pk).ok
+    assert append.submit(game.pk, 1, {"type": "place", "to": "c3"}, 2).seq == 3
+    assert chain.verify_chain(game.pk).ok
 
 
 def test_update_and_delete_refused_by_database(server_runtime):
-    game = store.create_game("teeko", {}, guests(2))
-    store.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
+    game = creating.create_game("teeko", {}, guests(2))
+    append.submit(game.pk, 0, {"type": "place", "to": "c3"}, 1)
     for sql in (
         "UPDATE games_event SET seat = 1 WHERE game_id = %s",
         "DELETE FROM games_event WHERE game_id = %s",
@@ -138,13 +138,13 @@ def test_update_and_delete_refused_by_database(server_runtime):
     with pytest.raises(DatabaseError), transaction.atomic():
         Event.objects.filter(game=game).delete()
     assert Event.objects.filter(game=game).count() == 2
-    assert store.verify_chain(game.pk).ok
+    assert chain.verify_chain(game.pk).ok
 
 
 def test_hash_chain_detects_an_edited_row(server_runtime, capsys):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 12)
-    assert store.verify_chain(game.pk).ok
+    assert chain.verify_chain(game.pk).ok
     call_command("verify_chain", game.pk)
     assert "ok" in capsys.readouterr().out
     with connection.cursor() as cur:  # tamper as the superuser, trigger off for a moment
@@ -155,7 +155,7 @@ def test_hash_chain_detects_an_edited_row(server_runtime, capsys):
             [game.pk],
         )
         cur.execute("ALTER TABLE games_event ENABLE TRIGGER games_event_no_update_delete")
-    report = store.verify_chain(game.pk)
+    report = chain.verify_chain(game.pk)
     assert not report.ok and report.bad_seq == 4 and "hash" in report.reason
     with pytest.raises(CommandError):
         call_command("verify_chain", game.pk)
@@ -163,76 +163,77 @@ def test_hash_chain_detects_an_edited_row(server_runtime, capsys):
 
 
 def test_hash_chain_detects_a_deleted_row(server_runtime):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 6)
     with connection.cursor() as cur:
         cur.execute("ALTER TABLE games_event DISABLE TRIGGER games_event_no_update_delete")
         cur.execute("DELETE FROM games_event WHERE game_id = %s AND seq = 3", [game.pk])
         cur.execute("ALTER TABLE games_event ENABLE TRIGGER games_event_no_update_delete")
-    report = store.verify_chain(game.pk)
+    report = chain.verify_chain(game.pk)
     assert not report.ok and report.bad_seq == 3
 
 
 def test_import_game_stores_log_with_chain(server_runtime):
-    src = store.create_game("teeko", {"squares": "classic", "move_cap": 100}, guests(2))
+    src = creating.create_game("teeko", {"squares": "classic", "move_cap": 100}, guests(2))
     play_random(src.pk, 300, seed=5)
-    log = store.records(src.pk)
-    copy = store.import_game(
+    log = reading.records(src.pk)
+    copy = creating.import_game(
         "teeko", None, guests(2), [{"seat": s, "event": ev} for _, s, ev in log]
     )
     assert copy.options["squares"] == "classic"
     assert copy.status == Game.FINISHED and copy.outcome == Game.objects.get(pk=src.pk).outcome
-    assert store.verify_chain(copy.pk).ok
-    assert [r[1:] for r in store.records(copy.pk)] == [r[1:] for r in log]
+    assert chain.verify_chain(copy.pk).ok
+    assert [r[1:] for r in reading.records(copy.pk)] == [r[1:] for r in log]
     with pytest.raises(core.OptionsError):
-        store.import_game("teeko", None, None, [{"type": "placed", "seat": 0, "to": "a1"}])
+        creating.import_game("teeko", None, None, [{"type": "placed", "seat": 0, "to": "a1"}])
     with pytest.raises(core.OptionsError):
-        store.import_game("nope", None, None, [])
+        creating.import_game("nope", None, None, [])
 
 
 def test_replay_at_any_seq_and_cache_rebuild(server_runtime):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 300, seed=9)
-    store.SNAPSHOT_EVERY = 7  # exercise replay from snapshots too
-    e = store.entry(game.pk)
+    cache.SNAPSHOT_EVERY = 7  # exercise replay from snapshots too
+    e = cache.entry(game.pk)
     g = e.game
     expected = [dumps(g.view(g.initial(), ALL))]
     st = g.initial()
     for _, _, ev in e.log:
         st = g.evolve(st, ev)
         expected.append(dumps(g.view(st, ALL)))
-    store.drop_cache()
+    cache.drop_cache()
     for n in range(e.seq + 1):
-        _, at, st = store.state_at(game.pk, n)
+        _, at, st = reading.state_at(game.pk, n)
         assert at == n and dumps(g.view(st, ALL)) == expected[n]
-    store.drop_cache(game.pk)
-    _, at, st = store.state_at(game.pk)
+    cache.drop_cache(game.pk)
+    _, at, st = reading.state_at(game.pk)
     assert at == e.seq and dumps(g.view(st, ALL)) == expected[-1]
 
 
 def test_join_seats_and_credentials(server_runtime, django_user_model):
     ann = django_user_model.objects.create_user("ann", password="pw")
     bob = django_user_model.objects.create_user("bob", password="pw")
-    game = store.create_game("teeko", {}, [{"kind": "open"}, {"kind": "user", "username": "bob"}])
+    game = creating.create_game("teeko", {},
+                                [{"kind": "open"}, {"kind": "user", "username": "bob"}])
     assert game.status == Game.OPEN
-    assert store.join_seat(game.pk, user=ann) == (0, None)
-    assert store.join_seat(game.pk, user=ann) == (0, None)  # idempotent
+    assert seating.join_seat(game.pk, user=ann) == (0, None)
+    assert seating.join_seat(game.pk, user=ann) == (0, None)  # idempotent
     assert Game.objects.get(pk=game.pk).status == Game.LIVE
-    with pytest.raises(store.JoinError):
-        store.join_seat(game.pk, name="Cid")
-    assert store.seat_holder_ok(game.pk, 0, user=ann)
-    assert not store.seat_holder_ok(game.pk, 0, user=bob)
-    assert store.seat_holder_ok(game.pk, 1, user=bob)
-    g2 = store.create_game("teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "random"}])
-    seat, secret = store.join_seat(g2.pk, name="Dee")
+    with pytest.raises(seating.JoinError):
+        seating.join_seat(game.pk, name="Cid")
+    assert seating.seat_holder_ok(game.pk, 0, user=ann)
+    assert not seating.seat_holder_ok(game.pk, 0, user=bob)
+    assert seating.seat_holder_ok(game.pk, 1, user=bob)
+    g2 = creating.create_game("teeko", {}, [{"kind": "open"}, {"kind": "bot", "level": "random"}])
+    seat, secret = seating.join_seat(g2.pk, name="Dee")
     assert seat == 0 and secret
-    assert store.seat_holder_ok(g2.pk, 0, secret=secret)
-    assert not store.seat_holder_ok(g2.pk, 0, secret=secret + "x")
-    assert not store.seat_holder_ok(g2.pk, 1, secret=secret)  # bots are held by no client
+    assert seating.seat_holder_ok(g2.pk, 0, secret=secret)
+    assert not seating.seat_holder_ok(g2.pk, 0, secret=secret + "x")
+    assert not seating.seat_holder_ok(g2.pk, 1, secret=secret)  # bots are held by no client
     with pytest.raises(core.OptionsError):
-        store.create_game("teeko", {}, [{"kind": "bot", "level": "godlike"}])
+        creating.create_game("teeko", {}, [{"kind": "bot", "level": "godlike"}])
     with pytest.raises(core.OptionsError):
-        store.create_game("teeko", {"squares": "hexagons"})
+        creating.create_game("teeko", {"squares": "hexagons"})
 
 
 def test_chain_hash_is_sha256_of_previous_and_canonical_record():
@@ -242,8 +243,8 @@ def test_chain_hash_is_sha256_of_previous_and_canonical_record():
     for seat in (None, 0, 3):
         body = dumps({"seq": 7, "seat": seat, "event": event})
         want = hashlib.sha256(("ab" + body).encode()).hexdigest()
-        assert store.chain_hash("ab", 7, seat, event) == want
-        assert store.chain_hash_json("ab", 7, seat, dumps(event)) == want
+        assert chain.chain_hash("ab", 7, seat, event) == want
+        assert chain.chain_hash_json("ab", 7, seat, dumps(event)) == want
 
 
 def test_the_store_refuses_an_empty_batch_before_any_sql(server_runtime):
@@ -253,16 +254,16 @@ def test_the_store_refuses_an_empty_batch_before_any_sql(server_runtime):
 
     from core.api import IllegalMoveError
 
-    gid = store.create_game("teeko").pk
-    seq = store.current_seq(gid)
+    gid = creating.create_game("teeko").pk
+    seq = append.current_seq(gid)
     with CaptureQueriesContext(connection) as queries:
-        with pytest.raises(store.EmptyBatch):
-            store.Append(gid, [], "", None, None)
+        with pytest.raises(append.EmptyBatch):
+            append.Append(gid, [], "", None, None)
     assert not [q for q in queries.captured_queries if "INSERT" in q["sql"]]
     with pytest.raises(IllegalMoveError) as refused:
-        store.submit(gid, 0, None, seq)
+        append.submit(gid, 0, None, seq)
     assert refused.value.code == "malformed"
-    assert store.current_seq(gid) == seq
+    assert append.current_seq(gid) == seq
 
 
 def test_an_imported_log_of_several_statements_ends_the_game_at_its_last_event(
@@ -273,24 +274,24 @@ def test_an_imported_log_of_several_statements_ends_the_game_at_its_last_event(
     last event's time, as one statement does for a move that ends a game."""
     import datetime as dt
 
-    played = store.create_game("teeko", {"move_cap": 120}, guests(2))
+    played = creating.create_game("teeko", {"move_cap": 120}, guests(2))
     play_random(played.pk, 200)
     played.refresh_from_db()
     assert played.status == Game.FINISHED
-    log = [ev for _seq, _seat, ev in store.records(played.pk)]
+    log = [ev for _seq, _seat, ev in reading.records(played.pk)]
     assert len(log) > 7
-    monkeypatch.setattr(store, "INSERT_CHUNK", 3)
+    monkeypatch.setattr(append, "INSERT_CHUNK", 3)
     t0 = dt.datetime(2026, 1, 2, 20, 0, tzinfo=dt.UTC)
     times = [t0 + dt.timedelta(seconds=10 * i) for i in range(len(log))]
-    batch = store.Append(0, [(i, None, ev) for i, ev in enumerate(log, start=1)],
-                         store.GENESIS, None, None, times)
+    batch = append.Append(0, [(i, None, ev) for i, ev in enumerate(log, start=1)],
+                         chain.GENESIS, None, None, times)
     assert len(batch.statements) == -(-len(log) // 3)
-    game = store.import_game("teeko", None, guests(2), log, times=times)
+    game = creating.import_game("teeko", None, guests(2), log, times=times)
     game.refresh_from_db()
     assert game.status == Game.FINISHED and game.outcome == played.outcome
     assert game.created_at == times[0] and game.finished_at == times[-1]
     assert Event.objects.filter(game=game).count() == len(log)
     assert list(Event.objects.filter(game=game).filter(outcome__isnull=False).values_list(
         "seq", flat=True)) == [len(log)]
-    report = store.verify_chain(game.pk)
+    report = chain.verify_chain(game.pk)
     assert report.ok and report.events == len(log)

@@ -17,7 +17,7 @@ import pytest
 from server_fixtures import start_daphne, stop_daphne
 from teka_match import BID, THROW, teka_match, throwing
 
-from server.games import store
+from server.games import creating
 from server.games.models import Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -35,9 +35,9 @@ def get(url: str, method: str = "GET") -> tuple[int, Any, dict[str, str]]:
 def test_a_finished_match_is_analysed_once_in_the_background(
     transactional_db: Any, tmp_path: Path
 ) -> None:
-    g = store.import_game("teka", None, None, teka_match(throwing(THROW), bid=BID + 1))
+    g = creating.import_game("teka", None, None, teka_match(throwing(THROW), bid=BID + 1))
     assert g.status == Game.FINISHED
-    live = store.create_game("teka", {}, [{"kind": "open"}] * 4)
+    live = creating.create_game("teka", {}, [{"kind": "open"}] * 4)
     cache = tmp_path / "analysis"
     env = {"GAMENIGHT_ANALYSIS_DIR": str(cache), "GAMENIGHT_TEKA_SOLVE_SECONDS": "20"}
     servers = [start_daphne(tmp_path, f"daphne{i}", env) for i in range(2)]
@@ -100,12 +100,12 @@ def test_a_finished_match_is_analysed_once_in_the_background(
 
 
 def test_a_cache_that_cannot_be_written_is_a_503_with_a_reason(
-    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    client: Any, tmp_path: Path, settings: Any
 ) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    monkeypatch.setenv("GAMENIGHT_ANALYSIS_DIR", str(blocked / "analysis"))
-    g = store.import_game("teka", None, None, teka_match(throwing(THROW)))
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "ANALYSIS_DIR": str(blocked / "analysis")}
+    g = creating.import_game("teka", None, None, teka_match(throwing(THROW)))
     r = client.get(f"/api/games/{g.pk}/analysis/")
     assert r.status_code == 503, r.content
     err = r.json()["error"]
@@ -114,16 +114,16 @@ def test_a_cache_that_cannot_be_written_is_a_503_with_a_reason(
 
 
 def test_a_failed_analysis_is_a_503_with_its_reason_not_a_retry_loop(
-    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     import core.teka_analysis
 
     def broken(*args: object, **kw: object) -> object:
         raise ValueError("a deliberate failure")
 
-    monkeypatch.setenv("GAMENIGHT_ANALYSIS_DIR", str(tmp_path / "analysis"))
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "ANALYSIS_DIR": str(tmp_path / "analysis")}
     monkeypatch.setattr(core.teka_analysis, "analyse", broken)
-    g = store.import_game("teka", None, None, teka_match(throwing(THROW)))
+    g = creating.import_game("teka", None, None, teka_match(throwing(THROW)))
     r = client.get(f"/api/games/{g.pk}/analysis/")
     assert r.status_code == 202, r.content
     deadline = time.monotonic() + 120

@@ -11,10 +11,10 @@ import pytest
 from server_helpers import close_all, communicator
 
 from core.ai.bots import LEVELS
-from server.games import store
+from server.games import creating
 from server.games.runtime import SHARDS
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 LIMIT = 0.3
 """The server's limit per decision in this test (the expert's own is 4 s)."""
@@ -36,7 +36,7 @@ async def test_expert_bots_play_a_hand_within_the_servers_limit(server_runtime: 
     assert "expert" in LEVELS["teka"]
     settings.GAMENIGHT = {**settings.GAMENIGHT, "BOT_PACE": 0.0, "BOT_TIME_LIMIT": LIMIT}
     bots = [{"kind": "bot", "level": "expert"} for _ in range(4)]
-    game = await SHARDS.call(0, store.create_game, "teka", {"target": 10}, bots, rng=Random(3))
+    game = await SHARDS.call(0, creating.create_game, "teka", {"target": 10}, bots, rng=Random(3))
     spectator = await communicator(game.pk, "spectator")
     await spectator.hello()
 

@@ -20,7 +20,7 @@ import core
 from core import upcast
 from core.api import ALL, dumps, fold
 from core.errors import EventVersionError
-from server.games import store
+from server.games import append, cache, chain, creating, reading
 from server.games.models import Event, Game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,9 +40,9 @@ def export(client: Any, game_id: int, query: str = "") -> tuple[dict[str, Any], 
 
 def test_every_row_carries_its_version_written_by_every_append(server_runtime):
     now = upcast.current("tedoku")
-    game = store.create_game("tedoku", {"seats": 2}, guests(2), table={"move_limit": 60})
+    game = creating.create_game("tedoku", {"seats": 2}, guests(2), table={"move_limit": 60})
     play_random(game.pk, 6)
-    seq = store.current_seq(game.pk) + 1
+    seq = append.current_seq(game.pk) + 1
     # The column has no default: a writer that does not name it is refused.
     with pytest.raises(DatabaseError, match="version"), transaction.atomic():
         with connection.cursor() as cur:
@@ -50,20 +50,20 @@ def test_every_row_carries_its_version_written_by_every_append(server_runtime):
                         "created_at, hash) VALUES (%s, %s, 'x', '{}', NULL, now(), 'h')",
                         [game.pk, seq])
     with pytest.raises(DatabaseError, match="event_version_from_1"), transaction.atomic():
-        store.append(store.Append(game.pk, [(seq, None, {"type": "table"})], "", None, None,
+        append.append(append.Append(game.pk, [(seq, None, {"type": "table"})], "", None, None,
                                   versions=[0]))
     # ... and, like every column, it is never updated.
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
         with connection.cursor() as cur:
             cur.execute("UPDATE games_event SET version = 2 WHERE game_id = %s", [game.pk])
-    assert store.current_seq(game.pk) == seq - 1
-    store.append_result(game.pk, [0], "adjudicated")
+    assert append.current_seq(game.pk) == seq - 1
+    append.append_result(game.pk, [0], "adjudicated")
     assert set(versions(game.pk)) == {now} and len(versions(game.pk)) > 6
-    assert store.verify_chain(game.pk).ok
+    assert chain.verify_chain(game.pk).ok
 
 
 def test_exports_and_verify_say_the_versions(server_runtime, client):
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     play_random(game.pk, 4)
     head, rows = export(client, game.pk)  # (live: what a spectator sees, today's version)
     assert head["version"] == upcast.current("teeko") and head["viewer"] != ALL
@@ -79,13 +79,13 @@ def test_exports_and_verify_say_the_versions(server_runtime, client):
 
 def test_the_chain_hashes_a_version_after_the_first():
     ev = {"type": "placed", "seat": 0, "to": "c3"}
-    first = store.chain_hash("ab", 3, 0, ev)
-    assert store.chain_hash("ab", 3, 0, ev, upcast.FIRST) == first  # (as it always was)
+    first = chain.chain_hash("ab", 3, 0, ev)
+    assert chain.chain_hash("ab", 3, 0, ev, upcast.FIRST) == first  # (as it always was)
     import hashlib
 
     body = dumps({"seq": 3, "seat": 0, "event": ev, "v": 2})
-    assert store.chain_hash("ab", 3, 0, ev, 2) == hashlib.sha256(("ab" + body).encode()).hexdigest()
-    assert store.chain_hash_json("ab", 3, 0, dumps(ev), 2) == store.chain_hash("ab", 3, 0, ev, 2)
+    assert chain.chain_hash("ab", 3, 0, ev, 2) == hashlib.sha256(("ab" + body).encode()).hexdigest()
+    assert chain.chain_hash_json("ab", 3, 0, dumps(ev), 2) == chain.chain_hash("ab", 3, 0, ev, 2)
 
 
 def numbered(event: dict[str, Any]) -> dict[str, Any]:
@@ -101,37 +101,37 @@ def test_a_new_version_on_the_server_old_rows_upcast_new_rows_written_in_it(
     its old rows are read through the step, its new rows are written in v2 and hashed with
     it; the chain verifies, the export gives each row in its own version and imports back to
     the same chain. Back on a v1 server, the log is refused with a clear error."""
-    game = store.create_game("teeko", {"move_cap": 40}, guests(2))
+    game = creating.create_game("teeko", {"move_cap": 40}, guests(2))
     play_random(game.pk, 3, seed=4)
     v1 = upcast.current("teeko")
     upcast.register("teeko", numbered)
     try:
-        store.drop_cache()
-        e = store.entry(game.pk)
+        cache.drop_cache()
+        e = cache.entry(game.pk)
         assert [ev["piece"] for _s, _seat, ev in e.log if ev["type"] == "placed"] == [None] * 3
         play_random(game.pk, 400, seed=4)
         assert versions(game.pk)[:4] == [v1] * 4 and set(versions(game.pk)[4:]) == {v1 + 1}
-        report = store.verify_chain(game.pk)
+        report = chain.verify_chain(game.pk)
         assert report.ok and report.versions == [v1, v1 + 1]
         rows = list(Event.objects.filter(game_id=game.pk).order_by("seq")
                     .values_list("payload", flat=True))
         assert "piece" not in rows[1] and rows[-1]["type"] == "game_over"  # (stored as written)
         head, exported = export(client, game.pk)
         assert head["version"] == v1 + 1 and [r["v"] for r in exported] == versions(game.pk)
-        copy = store.import_game("teeko", None, guests(2), exported)
+        copy = creating.import_game("teeko", None, guests(2), exported)
         assert versions(copy.pk) == versions(game.pk)
-        assert store.verify_chain(copy.pk).hashes == report.hashes
-        store.drop_cache()
+        assert chain.verify_chain(copy.pk).hashes == report.hashes
+        cache.drop_cache()
         g = core.GAMES["teeko"]
-        assert dumps(g.view(store.entry(copy.pk).state, ALL)) == dumps(
-            g.view(store.entry(game.pk).state, ALL))
+        assert dumps(g.view(cache.entry(copy.pk).state, ALL)) == dumps(
+            g.view(cache.entry(game.pk).state, ALL))
     finally:
         upcast.unregister("teeko")
-        store.drop_cache()
+        cache.drop_cache()
     # A server that reads v1 only (an older release) refuses the log: no fold, no 500.
     with pytest.raises(EventVersionError, match=f"game {game.pk}: event 5: teeko events of "
                                                 f"schema version {v1 + 1} are newer"):
-        store.entry(game.pk)
+        cache.entry(game.pk)
     resp = client.get(f"/api/games/{game.pk}/state/")
     assert resp.status_code == 409 and "newer" in resp.json()["error"]["reason"]
     body = client.get(f"/api/games/{game.pk}/verify/").json()
@@ -139,10 +139,10 @@ def test_a_new_version_on_the_server_old_rows_upcast_new_rows_written_in_it(
 
 
 def test_an_import_is_read_in_its_versions_and_refused_when_it_cannot_be(server_runtime):
-    src = store.create_game("tiku", {"points": True}, guests(2))
+    src = creating.create_game("tiku", {"points": True}, guests(2))
     play_random(src.pk, 30)
     records = [{"seat": s, "event": ev, "v": upcast.current("tiku")}
-               for _, s, ev in store.records(src.pk)]
+               for _, s, ev in reading.records(src.pk)]
     games = Game.objects.count()
     newer = upcast.current("tiku") + 1
     cases = [
@@ -156,14 +156,14 @@ def test_an_import_is_read_in_its_versions_and_refused_when_it_cannot_be(server_
     ]
     for log, message in cases:
         with pytest.raises(core.OptionsError, match=message):
-            store.import_game("tiku", None, None, log)
+            creating.import_game("tiku", None, None, log)
     assert Game.objects.count() == games
     # Records without a version were exported before versions existed: the first version.
-    copy = store.import_game("tiku", None, None, [{"seat": r["seat"], "event": r["event"]}
+    copy = creating.import_game("tiku", None, None, [{"seat": r["seat"], "event": r["event"]}
                                                   for r in records])
     assert set(versions(copy.pk)) == {upcast.FIRST}
     g = core.GAMES["tiku"]
-    assert dumps(g.view(store.entry(copy.pk).state, ALL)) == dumps(
+    assert dumps(g.view(cache.entry(copy.pk).state, ALL)) == dumps(
         g.view(fold(g, [r["event"] for r in records]), ALL))
 
 
@@ -174,16 +174,16 @@ def test_the_server_role_may_insert_the_version(server_runtime):
     app = dbconfig.app_credentials()
     if app is None:
         pytest.skip("DATABASE_URL without DATABASE_OWNER_URL: the server has no separate role")
-    game = store.create_game("teeko", {}, guests(2))
+    game = creating.create_game("teeko", {}, guests(2))
     sd = connection.settings_dict
     ev = {"type": "placed", "seat": 0, "to": "c3"}
-    h = store.chain_hash(store.verify_chain(game.pk).head or "", 2, 0, ev)
+    h = chain.chain_hash(chain.verify_chain(game.pk).head or "", 2, 0, ev)
     with psycopg.connect(host=sd["HOST"], port=str(sd["PORT"] or 5432), dbname=sd["NAME"],
                          user=app[0], password=app[1], autocommit=True) as conn:
-        conn.execute(store._INSERT_HEAD + store._INSERT_ROW,
+        conn.execute(append._INSERT_HEAD + append._INSERT_ROW,
                      [game.pk, 2, "placed", json.dumps(ev), 0, h, None, 1])
-    store.drop_cache()
-    assert store.verify_chain(game.pk).ok and versions(game.pk) == [upcast.current("teeko"), 1]
+    cache.drop_cache()
+    assert chain.verify_chain(game.pk).ok and versions(game.pk) == [upcast.current("teeko"), 1]
 
 
 def test_the_migration_gives_every_existing_event_version_1(server_runtime):
@@ -192,9 +192,9 @@ def test_the_migration_gives_every_existing_event_version_1(server_runtime):
     chains still verify and the games load."""
     from django.db.migrations.executor import MigrationExecutor
 
-    game = store.create_game("teeko", {"move_cap": 30}, guests(2))
+    game = creating.create_game("teeko", {"move_cap": 30}, guests(2))
     play_random(game.pk, 5)
-    e = store.entry(game.pk)
+    e = cache.entry(game.pk)
     seq, head, seat = e.seq, e.last_hash, e.game.to_act(e.state)[0]
     ev = e.game.decide(e.state, seat, e.game.legal_commands(e.state, seat)[0], Random(0))[0]
     MigrationExecutor(connection).migrate([("games", "0008_event_outcome")])
@@ -203,14 +203,14 @@ def test_the_migration_gives_every_existing_event_version_1(server_runtime):
             cur.execute("INSERT INTO games_event (game_id, seq, type, payload, seat, "
                         "created_at, hash, outcome) VALUES (%s, %s, %s, %s::jsonb, %s, now(), "
                         "%s, NULL)", [game.pk, seq + 1, ev["type"], dumps(ev), seat,
-                                      store.chain_hash(head, seq + 1, seat, ev)])
+                                      chain.chain_hash(head, seq + 1, seat, ev)])
     finally:  # (forward to today's schema: the tests after this one need all of it)
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
     assert versions(game.pk) == [1] * (seq + 1)
-    store.drop_cache()
-    assert store.verify_chain(game.pk).ok and store.entry(game.pk).seq == seq + 1
+    cache.drop_cache()
+    assert chain.verify_chain(game.pk).ok and cache.entry(game.pk).seq == seq + 1
     with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
         with connection.cursor() as cur:
             cur.execute("UPDATE games_event SET version = 1 WHERE game_id = %s", [game.pk])
@@ -219,7 +219,7 @@ def test_the_migration_gives_every_existing_event_version_1(server_runtime):
 def test_the_admin_redacts_a_live_event_read_in_todays_version(admin_client, server_runtime):
     """A live game's event is redacted by today's core, so the admin reads it through the
     upcasters first; a finished game's is shown as stored, with its version."""
-    game = store.create_game("teeko", {"move_cap": 30}, guests(2))
+    game = creating.create_game("teeko", {"move_cap": 30}, guests(2))
     play_random(game.pk, 1)
     placed = Event.objects.get(game_id=game.pk, seq=2)
     url = f"/admin/games/event/{placed.pk}/change/"

@@ -19,7 +19,7 @@ PACKAGES = ("server", "core", "client_kivy")
 
 def _imports(tree: ast.Module) -> dict[str, Any]:
     """Names the file binds to our own modules and functions (``from server.games import
-    store``, ``from server.games.store import verify_chain``, ``import core``)."""
+    chain``, ``from server.games.chain import verify_chain``, ``import core``)."""
     names: dict[str, Any] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
@@ -96,15 +96,15 @@ def always_true_asserts(source: str, names: dict[str, Any] | None = None) -> lis
 
 
 def test_the_lint_finds_an_assert_on_a_report():
-    from server.games import store
+    from server.games import chain, seating
 
     src = ("async def t(db, gid):\n"
-           "    assert await db(store.verify_chain, gid)\n"
-           "    assert store.verify_chain(gid)\n"
-           "    assert store.verify_chain(gid).ok\n"
-           "    assert store.seat_holder_ok(gid, 0)\n")
-    assert always_true_asserts(src, {"store": store}) == [
-        "2: db(store.verify_chain, gid)", "3: store.verify_chain(gid)"]
+           "    assert await db(chain.verify_chain, gid)\n"
+           "    assert chain.verify_chain(gid)\n"
+           "    assert chain.verify_chain(gid).ok\n"
+           "    assert seating.seat_holder_ok(gid, 0)\n")
+    assert always_true_asserts(src, {"chain": chain, "seating": seating}) == [
+        "2: db(chain.verify_chain, gid)", "3: chain.verify_chain(gid)"]
 
 
 def test_no_assert_in_the_suite_is_always_true():
@@ -115,7 +115,7 @@ def test_no_assert_in_the_suite_is_always_true():
 
 
 def test_a_chain_report_refuses_to_be_a_truth_value():
-    from server.games.store import ChainReport
+    from server.games.chain import ChainReport
 
     report = ChainReport(False, 3, 2, "hash mismatch")
     try:

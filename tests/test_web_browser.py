@@ -29,7 +29,7 @@ import core
 from core import words
 from core.api import SPECTATOR
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 ROWS = "ABCDEFGHI"
 
@@ -118,7 +118,7 @@ def test_replay_every_demo_match_keyboard_and_shared_link(
         state = get_json(server, f"/api/games/{g.pk}/state/?events=1")
         events = [r["event"] for r in state["events"]]
         said = w.page.evaluate(MOVE_TEXTS)
-        assert said == [words.describe(e, names) for e in events]
+        assert said == [words.describe(e, names, plain=True) for e in events]
         assert not [t for t in said if " · " in t], "no field dumps ('cut · at 43 · seat 1')"
         assert facts["outcome"] == words.result(g.kind, st["outcome"], names), facts["outcome"]
         if g.kind == "teka":
@@ -259,7 +259,7 @@ def test_live_teka_bots_spectator_sees_cards_arrive_and_nothing_hidden(
 def test_daphne_restart_reconnects_and_catches_up_without_gap(
     transactional_db: Any, tmp_path: Any, browser: Any  # noqa: F811
 ) -> None:
-    from server.games import store
+    from server.games import append, cache
 
     server = start_daphne(tmp_path, "web-a")
     restarted = None
@@ -276,20 +276,20 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
 
         def play_now(n: int) -> None:
             for _ in range(n):
-                e = store.entry(g["id"], fresh=True)
+                e = cache.entry(g["id"], fresh=True)
                 legal = e.game.legal_commands(e.state, e.game.to_act(e.state)[0])
                 seat = e.game.to_act(e.state)[0]
                 moves = [c for c in legal if c["type"] in ("place", "move")]
-                store.submit(g["id"], seat, rng.choice(moves), e.seq)
+                append.submit(g["id"], seat, rng.choice(moves), e.seq)
 
         # moves appended by this process reach the page only through a socket's catch-up:
         play(3)
         stop_daphne(server)
         w.page.wait_for_function("() => window.gnStats.conn === 'reconnecting'")
         play(3)  # while daphne is down
-        store.drop_cache()
+        cache.drop_cache()
         restarted = start_daphne(tmp_path, "web-b", port=server.port)
-        head = in_thread(lambda: store.entry(g["id"], fresh=True).seq)
+        head = in_thread(lambda: cache.entry(g["id"], fresh=True).seq)
         w.page.wait_for_function(
             f"() => window.gnStats.conn === 'live' && window.gnStats.head === {head}")
         wait_index(w, head)
@@ -417,7 +417,7 @@ def test_a_watched_game_that_ends_turns_into_its_replay(
     # the caption says the last move in words (it said only "417." once the game ended), the
     # result who won; nobody is at a finished table: no presence dot stays lit
     names = seat_names(g["id"])
-    last = words.describe(st["events"][-1]["event"], names)
+    last = words.describe(st["events"][-1]["event"], names, plain=True)
     w.page.wait_for_function("(want) => document.getElementById('caption').textContent === want",
                              arg=f"{head}. {last}")
     assert w.page.text_content("#outcome") == words.result("teeko", st["outcome"], names)
@@ -434,10 +434,10 @@ def finished_teeko() -> tuple[int, list[dict[str, Any]]]:
     """A finished Teeko game in the test database and its events."""
     from teeko_stub import finished_teeko_events
 
-    from server.games import store
+    from server.games import creating
 
     events = finished_teeko_events()
-    g = in_thread(lambda: store.import_game("teeko", None, None, events))
+    g = in_thread(lambda: creating.import_game("teeko", None, None, events))
     return g.pk, events
 
 
@@ -474,6 +474,9 @@ def test_teeko_replay_shows_the_analysis_beside_the_moves(
         page.route("**/analysis/", answer)
         page.goto(f"{server.http}/games/{game_id}/")
         page.wait_for_function("() => window.gnStats && window.gnStats.analysis === 'shown'")
+        # (the analysis can come before the moves' words: each row is marked when it is listed)
+        page.wait_for_function(
+            "() => document.querySelectorAll('#moves li .av').length >= 8")
         rows = page.evaluate(
             "() => [...document.querySelectorAll('#moves li')].map(li => { "
             "const v = li.querySelector('.av'); return v && [+li.dataset.seq, v.textContent, "
@@ -611,7 +614,8 @@ def test_tv_text_is_legible_from_across_the_room(
         assert width >= 0.4 * 1920 or height >= 0.6 * 1080, (tile["kind"], tile["board"])
         log = get_json(daphne_server, f"/api/games/{gid}/state/?events=1")["events"]
         last = log[-1]
-        assert tile["caption"] == f"{last['seq']}. {words.describe(last['event'], seat_names(gid))}"
+        said = words.describe(last["event"], seat_names(gid), plain=True)
+        assert tile["caption"] == f"{last['seq']}. {said}"
     assert w.js_errors() == []
     w.page.context.close()
 

@@ -14,7 +14,7 @@ from server_helpers import pick_move, strings_in
 import core
 import core.api
 from core.api import ALL, SPECTATOR
-from server.games import store
+from server.games import append, cache, creating
 from server.games.models import Game
 from server.web.views import MAX_RANGE, view_delta
 
@@ -36,11 +36,11 @@ def play(game_id: int, moves: int | None = None, seed: int = 1) -> None:
     rng = Random(seed)
     n = 0
     while moves is None or n < moves:
-        e = store.entry(game_id)
+        e = cache.entry(game_id)
         if e.game.outcome(e.state) is not None:
             return
         seat = e.game.to_act(e.state)[0]
-        store.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
+        append.submit(game_id, seat, pick_move(e.game.legal_commands(e.state, seat), rng), e.seq)
         n += 1
 
 
@@ -56,7 +56,7 @@ def undelta(prev: dict[str, Any], d: dict[str, Any]) -> dict[str, Any]:
 def test_views_of_a_finished_game_whole_and_as_deltas(client: Any, server_runtime: Any) -> None:
     g = create(client, "teeko", [{"kind": "guest", "name": "A"}, {"kind": "guest", "name": "B"}])
     play(g["id"])
-    head = store.entry(g["id"], fresh=True).seq
+    head = cache.entry(g["id"], fresh=True).seq
     r = client.get(f"/api/games/{g['id']}/views/?from=0&to={head}")
     assert r.status_code == 200 and "max-age" in r["Cache-Control"]
     body = r.json()
@@ -82,7 +82,7 @@ def test_live_teka_views_are_a_spectators(client: Any, server_runtime: Any) -> N
     for _ in range(10):  # (a match can end early: a lost Double 13 does; then deal again)
         g = create(client, "teka", [{"kind": "guest", "name": n} for n in "ABCD"])
         play(g["id"], 40)
-        e = store.entry(g["id"], fresh=True)
+        e = cache.entry(g["id"], fresh=True)
         if not e.finished:
             break
     body = client.get(f"/api/games/{g['id']}/views/?delta=1").json()
@@ -123,13 +123,13 @@ def test_views_range_limit_and_missing_game(client: Any, server_runtime: Any) ->
     rng = Random(2)
     game = core.GAMES["teeko"]
     for _ in range(MAX_RANGE + 10):  # a long game: back and forth, never a pattern
-        e = store.entry(g["id"])
+        e = cache.entry(g["id"])
         seat = game.to_act(e.state)[0]
         legal = [c for c in game.legal_commands(e.state, seat) if c["type"] in ("place", "move")]
         safe = [c for c in legal if game.outcome(core.api.apply(game, e.state, seat, c, rng)[0])
                 is None]
-        store.submit(g["id"], seat, rng.choice(safe or legal), e.seq)
-    assert store.entry(g["id"]).seq > MAX_RANGE
+        append.submit(g["id"], seat, rng.choice(safe or legal), e.seq)
+    assert cache.entry(g["id"]).seq > MAX_RANGE
     r = client.get(f"/api/games/{g['id']}/views/?from=0&to={MAX_RANGE}")
     assert r.status_code == 400 and "at most" in r.json()["error"]["reason"]
     assert len(client.get(f"/api/games/{g['id']}/views/").json()["views"]) == MAX_RANGE
@@ -207,7 +207,7 @@ def test_game_page_says_whether_a_teeko_analysis_can_be_asked(
         html = client.get(f"/games/{game_id}/").content.decode()
         return json.loads(html.split('id="gn-config" type="application/json">')[1].split("<")[0])
 
-    g = store.import_game("teeko", None, None, finished_teeko_events())
+    g = creating.import_game("teeko", None, None, finished_teeko_events())
     monkeypatch.setenv("GAMENIGHT_TEEKO_TABLES", str(tmp_path / "none"))
     assert config(g.pk)["analysis"] == {"url": f"/api/games/{g.pk}/analysis/", "ready": False}
     install(monkeypatch, tmp_path)

@@ -37,7 +37,7 @@ SINKS = {
     "boards.js": 3,  # the SVG boards: patch() and draw() put svgText()/layers in place
     "game.js": 8,  # analysis notes, the move list, the players panel, the score sheet
     "tv.js": 2,  # a tile's frame, the empty note
-    "seat.js": 5,  # the hand's cards; emptied lists (= "")
+    "table_story.js": 1,  # the table page's score sheet (boards.js sheetOf)
     "teka_analysis.js": 2,  # the analysis marks in the move list
 }
 
@@ -189,7 +189,7 @@ def hostile_world() -> dict[str, Any]:
     game of hostile names (its replay)."""
     from django.contrib.auth.models import User
 
-    from server.games import store, tables
+    from server.games import append, cache, creating, seating, tables
     from server.leagues.models import League, Season
 
     admin = User.objects.create_superuser("boss", "boss@example.org", "boss-password-1")
@@ -202,18 +202,18 @@ def hostile_world() -> dict[str, Any]:
     today = datetime.date.today()
     season = Season.objects.create(league=league, name=HOSTILE[2][:60], start=today,
                                    end=today + datetime.timedelta(days=30))
-    live = store.create_game("teeko", {}, [{"kind": "guest", "name": HOSTILE[0]},
+    live = creating.create_game("teeko", {}, [{"kind": "guest", "name": HOSTILE[0]},
                                             {"kind": "guest", "name": HOSTILE[1]}])
-    teka = store.create_game("teka", {}, [{"kind": "guest", "name": "Org"},
+    teka = creating.create_game("teka", {}, [{"kind": "guest", "name": "Org"},
                                           {"kind": "guest", "name": "Bo"}], created_by=admin)
-    store.join_seat(teka.pk, 2, user=None, name=HOSTILE[2])
-    store.join_seat(teka.pk, 3, user=None, name=HOSTILE[4])
+    seating.join_seat(teka.pk, 2, user=None, name=HOSTILE[2])
+    seating.join_seat(teka.pk, 3, user=None, name=HOSTILE[4])
     tables.to_bot(teka.pk, 3, "random", admin)
-    done = store.create_game("teeko", {}, [{"kind": "guest", "name": HOSTILE[3]},
+    done = creating.create_game("teeko", {}, [{"kind": "guest", "name": HOSTILE[3]},
                                             {"kind": "guest", "name": HOSTILE[4]}],
                              league=league.pk, season=season.pk, created_by=admin)
-    e = store.entry(done.pk, fresh=True)
-    store.submit(done.pk, 0, {"type": "resign"}, e.seq)
+    e = cache.entry(done.pk, fresh=True)
+    append.submit(done.pk, 0, {"type": "resign"}, e.seq)
     return {"live": live.pk, "teka": teka.pk, "done": done.pk, "league": league.pk,
             "season": season.pk, "player": player.pk}
 

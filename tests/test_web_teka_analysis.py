@@ -18,7 +18,7 @@ from server_fixtures import start_daphne, stop_daphne
 from teka_match import BID, SEATS, THROW, teka_match, throwing
 from web_browser import WAIT_MS, Watched, browser, in_thread  # noqa: F401  (the fixture)
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(300)]
 
 
 def analysis_of(server: Any, game_id: int) -> Any:
@@ -46,10 +46,10 @@ def shots() -> Path | None:
 def test_teka_replay_shows_the_analysis_as_the_api_gives_it(
     transactional_db: Any, tmp_path: Path, browser: Any  # noqa: F811
 ) -> None:
-    from server.games import store
+    from server.games import creating
 
     events = teka_match(throwing(THROW), bid=BID + 1)
-    game_id = in_thread(lambda: store.import_game("teka", None, SEATS, events).pk)
+    game_id = in_thread(lambda: creating.import_game("teka", None, SEATS, events).pk)
     server = start_daphne(tmp_path, "web-teka-analysis",
                           {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / "analysis")})
     try:

@@ -41,7 +41,7 @@ def test_the_apps_words_as_before() -> None:
               {"type": "deal", "hand": 2}, {"type": "play", "seat": 0, "card": "KH",
                                              "signal": "snap"}]
     assert [words.describe(e, ["Ann", "Bob"]) for e in events] == [
-        "Ann placed c3", "Bob moved b2-c3", "Hand 2 dealt", "Ann played KH (snap)"]
+        "Ann placed c3", "Bob moved b2-c3", "Hand 2 dealt", "Ann played K\u2665 (snap)"]
     assert words.describe({"type": "placed", "seat": 5, "to": "a1"}) == "Seat 6 placed a1"
 
 
@@ -59,6 +59,12 @@ def test_results() -> None:
                         NAMES) == "bo wins 54-40-30"
     shared = {"winners": [0, 2], "reason": "shared", "scores": [40, 33, 40]}
     assert words.result("tedoku", shared, NAMES) == "ada & chen win 40-40-33 (shared)"
+    # solo: the rulebook's tier by its label, not its key ("champion")
+    assert words.result("tedoku", {"winners": [0], "reason": "champion", "scores": [30]},
+                        ["You"]) == "Tedoku Champion: 30 points"
+    # the app's own player is "You": "You win", never "You wins"
+    assert words.result("teeko", {"winners": [0], "reason": "pattern", "scores": []},
+                        ["You", "Computer"]) == "You win (four in a pattern)"
     assert words.result("teka", None) == ""
 
 

@@ -71,8 +71,8 @@ class EndBanner(FloatLayout):
     screen = ObjectProperty(None)
 
     def on_touch_down(self, touch: Any) -> bool:
-        """The card takes its taps; the rest of the screen (Menu, the panel's Replay and
-        Rematch, the final position) stays usable under the banner."""
+        """The card takes its taps; the rest of the screen (Menu, the panel's other
+        actions, the final position) stays usable under the banner."""
         if self.ids.card.collide_point(*touch.pos):
             super().on_touch_down(touch)
             return True
@@ -262,8 +262,9 @@ class GameScreen(Screen):
         can_undo = bool(getattr(s, "can_undo", False))
         can_hint = bool(getattr(s, "can_hint", False))
         held = self.board.pending() if self.board is not None else None
+        banner = self.banner is not None  # (Replay and Rematch: on the banner while it is up)
         key = (tuple(c["type"] for c in metas), finished, s.kind, can_undo, can_hint,
-               repr(held))
+               repr(held), banner)
         if key == self._actions_key:
             return
         self._actions_key = key
@@ -288,7 +289,7 @@ class GameScreen(Screen):
             b = GButton(text=META_LABELS[c["type"]], bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
             b.bind(on_release=lambda b_, cmd=c: self._send_meta(cmd, b_))
             grid.add_widget(b)
-        if finished:
+        if finished and not banner:
             b = GButton(text="Replay")
             b.bind(on_release=lambda *_: self.open_replay())
             grid.add_widget(b)
@@ -337,14 +338,19 @@ class GameScreen(Screen):
             share.bind(on_release=lambda *_: self.share())
             self.banner.ids.buttons.add_widget(share, index=1)
         self.add_widget(self.banner)
+        self._set_actions(s)
 
     def _drop_banner(self) -> None:
+        """The end banner goes; its Replay and Rematch come back to the panel: shown once,
+        in one place."""
         if self.banner is not None:
             self.remove_widget(self.banner)
             self.banner = None
+            if self.session is not None and self.board is not None:
+                self._set_actions(self.session)
 
     def close_banner(self) -> None:
-        """See the final position: the banner goes; Replay and Rematch stay in the panel."""
+        """See the final position: the banner goes; Replay and Rematch come to the panel."""
         self._drop_banner()
 
     # -- move list and rules ----------------------------------------------------------------

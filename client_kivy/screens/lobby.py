@@ -14,7 +14,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
-from client_kivy.vm.lobby import game_line
+from client_kivy.vm.lobby import game_line, result_line
 from client_kivy.widgets.common import MUTED, GButton
 
 
@@ -77,7 +77,7 @@ class LobbyScreen(Screen):
         status = g.get("status", "")
         held = lobby.held_seat(int(g["id"]))
         sub = {"open": "waiting for players", "live": "playing",
-               "finished": outcome_line(g)}.get(status, status)
+               "finished": result_line(g)}.get(status, status)
         where = "public" if g.get("public") else "private"
         row = LobbyRow(text=f"[b]{game_line(g)}[/b]\n[size=13sp][color=b8c7b8]#{g.get('id')} · "
                             f"{where} · {sub}[/color][/size]")
@@ -116,15 +116,3 @@ class LobbyScreen(Screen):
         setup = app.root.get_screen("setup")
         setup.online = True
         app.show("setup")
-
-
-def outcome_line(g: dict[str, Any]) -> str:
-    out = g.get("outcome") or {}
-    winners = out.get("winners") or []
-    seats = g.get("seats", [])
-    if not out:
-        return "finished"
-    if not winners:
-        return "draw"
-    names = [str(seats[w].get("name") or f"seat {w + 1}") for w in winners if w < len(seats)]
-    return " & ".join(names) + " won"

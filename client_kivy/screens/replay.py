@@ -9,21 +9,7 @@ from kivy.clock import Clock
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 
-from client_kivy.vm.session import ReplayModel, move_list, outcome_text
-
-
-class _Names:
-    """Adapter so outcome_text can name players of a replay."""
-
-    def __init__(self, model: ReplayModel) -> None:
-        self.game_name = model.game_name
-        self.players = model.players
-        self.view = model.view
-
-    def player_name(self, seat: int) -> str:
-        if 0 <= seat < len(self.players):
-            return str(self.players[seat].get("name") or f"Seat {seat + 1}")
-        return f"Seat {seat + 1}"
+from client_kivy.vm.session import ReplayModel, move_list, outcome_text, player_names
 
 
 class ReplayScreen(Screen):
@@ -58,7 +44,7 @@ class ReplayScreen(Screen):
         self.ids.board_box.clear_widgets()
         self.board = make_board(model.game_name)
         if hasattr(self.board, "players"):  # the Teka table names its seats
-            self.board.players = [str(p.get("name") or "") for p in model.players]
+            self.board.players = player_names(model.game_name, model.players)
         self.ids.board_box.add_widget(self.board)
         self.length = model.length
         self._show()
@@ -72,7 +58,7 @@ class ReplayScreen(Screen):
         out = m.outcome()
         text = f"{m.index} / {m.length}   {m.event_text()}"
         if out is not None and m.index == m.length:
-            text = outcome_text(_Names(m), out)  # type: ignore[arg-type]
+            text = outcome_text(m.game_name, m.players, out)
             if m.teka_analysis is not None:  # (a match ends with its last hand's score)
                 text += m.teka_analysis.note(m.index - 1)
         self.caption = text
@@ -83,7 +69,7 @@ class ReplayScreen(Screen):
 
     def names(self) -> list[str]:
         m = self.model
-        return [_Names(m).player_name(i) for i in range(len(m.players))] if m else []
+        return player_names(m.game_name, m.players) if m else []
 
     def current_move(self) -> int:
         """The line of the move list the position shown follows (-1 before the first)."""

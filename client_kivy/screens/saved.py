@@ -12,6 +12,7 @@ from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import Screen
 
+from client_kivy.vm.session import outcome_text, player_names
 from client_kivy.widgets.common import MUTED
 
 
@@ -48,10 +49,13 @@ class SavedScreen(Screen):
             box.add_widget(Label(text="No games yet.", color=MUTED, size_hint_y=None,
                                  height=dp(60)))
         for rec in records:
-            names = " v ".join(p.get("name", "?") for p in rec.get("players", []))
+            game, players = str(rec.get("game", "?")), list(rec.get("players") or [])
+            names = " v ".join(player_names(game, players))
             when = time.strftime("%d %b %H:%M", time.localtime(rec.get("updated", 0)))
-            state = "finished" if rec.get("finished") else "in play"
-            text = (f"[b]{rec.get('game', '?').capitalize()}[/b]  {names}\n"
+            state = "in play"
+            if rec.get("finished"):  # its result, as the end of the game said it
+                state = outcome_text(game, players, rec.get("outcome")) or "finished"
+            text = (f"[b]{game.capitalize()}[/b]  {names}\n"
                     f"[size=13sp][color=b8c7b8]{when} · {state}[/color][/size]")
             box.add_widget(SavedRow(text=text, game_id=rec["id"],
                                     action="Replay" if rec.get("finished") else "Resume"))

@@ -7,8 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from client_kivy.vm.net import Api, ApiError, RemoteSession
-from client_kivy.vm.session import Post, ReplayModel
+from client_kivy.vm.net import Api, ApiError, RemoteSession, seat_player
+from client_kivy.vm.session import Post, ReplayModel, outcome_text, player_names
 from core import upcast
 
 Obj = dict[str, Any]
@@ -290,8 +290,7 @@ class Lobby:
                 records = answer.get("events") or []
                 header = {"kind": answer.get("kind", game.get("kind")),
                           "version": answer.get("version", upcast.FIRST)}
-            players = [{"name": s.get("name") or f"Seat {s.get('seat', 0) + 1}",
-                        "kind": s.get("kind")} for s in game.get("seats", [])]
+            players = seat_players(game)
             # each event in today's version: a record says its own ("v"), else the answer's
             kind = str(header["kind"])
             default: Any = header.get("version", upcast.FIRST)
@@ -309,13 +308,24 @@ class Lobby:
         self._run(work, done)
 
 
+def seat_players(game: Obj) -> list[Obj]:
+    """The players of a game of the lobby's lists, by seat, as its sessions have them
+    (``seat_player``): what :func:`client_kivy.vm.session.player_names` names."""
+    return [seat_player(s) for s in game.get("seats", [])]
+
+
 def game_line(game: Obj) -> str:
-    """One line describing a game in the lobby lists."""
-    names = []
-    for s in game.get("seats", []):
-        if s.get("kind") == "open" and not s.get("taken"):
-            names.append("(open)")
-        else:
-            names.append(str(s.get("name") or "?"))
-    kind = str(game.get("kind", "?")).capitalize()
-    return f"{kind}  {' v '.join(names)}"
+    """One line describing a game in the lobby lists: "Teka  Ann v Bot East v (open) v
+    Bot West", the players as the game names them (``player_names``)."""
+    kind = str(game.get("kind", "?"))
+    names = player_names(kind, seat_players(game))
+    names = ["(open)" if s.get("kind") == "open" and not s.get("taken") else names[i]
+             for i, s in enumerate(game.get("seats", []))]
+    return f"{kind.capitalize()}  {' v '.join(names)}"
+
+
+def result_line(game: Obj) -> str:
+    """How a finished game of the lobby's lists ended ("Bot North & Bot South win 104-52"),
+    in the app's one result line (``outcome_text``); "finished" when the list does not say."""
+    kind = str(game.get("kind", "?"))
+    return outcome_text(kind, seat_players(game), game.get("outcome")) or "finished"

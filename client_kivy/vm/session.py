@@ -62,6 +62,18 @@ def seat_word(game: str, seat: int) -> str:
     return str(seat + 1) if label == f"Seat {seat + 1}" else label
 
 
+def player_names(game: str, players: list[Obj]) -> list[str]:
+    """Each seat's player by name, as the live game names them: the one source of the names
+    the app shows (chips, status, titles, the lobby, replays, the analysis, saved games). A
+    seat without a name reads its place ("North", "White", "Seat 3"); bots sharing a name
+    (online every server bot is "Bot": ``client_kivy.vm.net.seat_player``) are told apart by
+    their seat ("Bot East", "Bot 2")."""
+    bases = [str(p.get("name") or seat_label(game, i)) for i, p in enumerate(players)]
+    return [f"{name} {seat_word(game, i)}"
+            if players[i].get("kind") == "bot" and bases.count(name) > 1 else name
+            for i, name in enumerate(bases)]
+
+
 def make_bot(game: str, level: Any) -> Any:
     """The core bot for ``game`` at ``level``; a random mover if that level is not there."""
     try:
@@ -144,17 +156,9 @@ class Session:
 
     # -- helpers ---------------------------------------------------------------------------
     def player_name(self, seat: int) -> str:
-        """The seat's name; bots sharing a name (online: every server bot is "Bot") are told
-        apart by their seat ("Bot East", "Bot 2"). The bot level is in :meth:`bot_level`."""
-        if 0 <= seat < len(self.players):
-            p = self.players[seat]
-            name = str(p.get("name") or seat_label(self.game_name, seat))
-            same = [i for i, q in enumerate(self.players)
-                    if str(q.get("name") or seat_label(self.game_name, i)) == name]
-            if p.get("kind") == "bot" and len(same) > 1:
-                return f"{name} {seat_word(self.game_name, seat)}"
-            return name
-        return seat_label(self.game_name, seat)
+        """The seat's name (:func:`player_names`). The bot level is in :meth:`bot_level`."""
+        names = player_names(self.game_name, self.players)
+        return names[seat] if 0 <= seat < len(names) else seat_label(self.game_name, seat)
 
     def bot_level(self, seat: int) -> str:
         """ "easy bot", "bot"..., or "" for a person."""
@@ -170,7 +174,7 @@ class Session:
     def status_text(self) -> str:
         """One line saying whose turn it is (or how the game ended)."""
         if self.outcome is not None:
-            return outcome_text(self, self.outcome)
+            return outcome_text(self.game_name, self.players, self.outcome)
         if self.handoff is not None:
             return f"Pass the tablet to {self.player_name(self.handoff)}"
         if self.thinking:
@@ -245,31 +249,15 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] if first.isalpha() else text
 
 
-def outcome_text(session: Session, outcome: Obj) -> str:
-    winners = list(outcome.get("winners", []))
-    reason = str(outcome.get("reason", ""))
-    why = {"pattern": "four in a pattern", "resign": "resignation", "draw_agreed": "agreement",
-           "repetition": "repetition", "move_cap": "move limit", "last_disc": "last disc",
-           "blocked": "no moves", "points": "points", "score": "score", "match": "match",
-           "fewest_empty": "fewest empty squares", "shared": "shared"}.get(reason, reason)
-    tier = (session.view or {}).get("tier") if session.game_name == "tedoku" else None
-    if tier and len(session.players) == 1:
-        scores = outcome.get("scores") or [0]
-        return f"{tier.get('label', 'Game over')} ({scores[0]} points)"
-    if not winners:
-        return f"Draw ({why})" if why else "Draw"
-    side = partnership_of(session.game_name, len(session.players), winners[0])
-    if side:
-        return f"{side} win the match"
-    names = " & ".join(session.player_name(w) for w in winners)
-    if len(session.players) == 1:
-        return f"Game over ({why})"
-    return f"{names} {win_verb(names, len(winners))} ({why})"
-
-
-def win_verb(name: str, count: int = 1) -> str:
-    """ "wins" after one name, "win" after several or after "You" (the default name)."""
-    return "win" if count != 1 or name.strip().lower() == "you" else "wins"
+def outcome_text(game: str, players: list[Obj], outcome: Obj | None) -> str:
+    """How a game ended, in the game's own words (``Game.result_text``) with the players as
+    the app names them (:func:`player_names`): "Computer wins 52-40", "Bot North & Bot
+    South win 104-52", "Tedoku Champion: 30 points"; "" for no outcome. The one result line
+    of the app: the status, the end banner, the replay, the lobby and the saved games."""
+    g = core.GAMES.get(game)
+    if g is None or not outcome:
+        return ""
+    return g.result_text(outcome, player_names(game, players))
 
 
 class LocalSession(Session):
@@ -696,8 +684,7 @@ class ReplayModel:
         if self.index == 0:
             return ""
         ev = self.events[self.index - 1]
-        names = [str(p.get("name") or f"Seat {i + 1}") for i, p in enumerate(self.players)]
-        text = describe_event(ev, names)
+        text = describe_event(ev, player_names(self.game_name, self.players))
         ply = self.analysis().get(self.index - 1)
         if ply is not None:
             text += " - " + ply_phrase(ply)

@@ -125,16 +125,28 @@ class TedokuModel:
             self.rotation, self.flipped = 0, False
 
     def ghost(self) -> list[tuple[int, int]]:
-        """The cells the ghost covers (may run off the sheet), around the tapped cell."""
+        """The cells the ghost covers, around the tapped cell (the shape's cell nearest its
+        middle on it). Near the sheet's edge (a tap there, a turn there) the ghost snaps
+        inside: another of its cells on the tapped one, the nearest to the middle that keeps
+        it on the sheet, else the whole ghost moved in against the edge."""
         if self.anchor is None or self.shape is None:
             return []
         cells = self.oriented()
         n = len(cells)
         cr = sum(r for r, _ in cells) / n
         cc = sum(c for _, c in cells) / n
-        pivot = min(cells, key=lambda rc: ((rc[0] - cr) ** 2 + (rc[1] - cc) ** 2, rc))
         ar, ac = self.anchor
-        return [(ar + r - pivot[0], ac + c - pivot[1]) for r, c in cells]
+        pivots = sorted(cells, key=lambda rc: ((rc[0] - cr) ** 2 + (rc[1] - cc) ** 2, rc))
+        for pr, pc in pivots:
+            placed = [(ar + r - pr, ac + c - pc) for r, c in cells]
+            if all(0 <= r < 9 and 0 <= c < 9 for r, c in placed):
+                return placed
+        placed = [(ar + r - pivots[0][0], ac + c - pivots[0][1]) for r, c in cells]
+        rows = [r for r, _ in placed]
+        cols = [c for _, c in placed]
+        dr = max(0, -min(rows)) - max(0, max(rows) - 8)
+        dc = max(0, -min(cols)) - max(0, max(cols) - 8)
+        return [(r + dr, c + dc) for r, c in placed]
 
     def ghost_command(self) -> Obj | None:
         cells = self.ghost()

@@ -13,6 +13,7 @@ from typing import Any
 
 from core.api import Obj
 from core.teka import SEATS, SUITS
+from core.wording import SUIT_SYMBOLS, card_text
 
 SEAT_NAMES = ["North", "East", "South", "West"]
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -37,12 +38,13 @@ def cost_mark(cost: Any) -> str:
 
 
 def hand_text(cards: list[str]) -> str:
-    """``"S A K Q  H 4 3 2"``: a hand by suits, high cards first (as dealt: sorted)."""
+    """``"♠ A K Q 10  ♥ 4 3 2"``: a hand by suits, high cards first (as dealt: sorted), with
+    the suits' symbols and ranks as the table draws them (:func:`core.wording.card_text`)."""
     parts = []
     for suit in SUITS:
-        ranks = [c[0] for c in cards if c[1] == suit]
+        ranks = [card_text(c)[:-1] for c in cards if c[1] == suit]
         if ranks:
-            parts.append(suit + " " + " ".join(ranks))
+            parts.append(SUIT_SYMBOLS[suit] + " " + " ".join(ranks))
     return "  ".join(parts)
 
 
@@ -126,7 +128,7 @@ class TekaReplayAnalysis:
             if cost is None:
                 return " - not solved in time"
             if cost:
-                best = [str(x) for x in c.get("best") or []]
+                best = [card_text(x) for x in c.get("best") or []]
                 also = f"; best {' '.join(best[:3])}{' ...' if len(best) > 3 else ''}" \
                     if best else ""
                 return (f" - {cost_mark(cost)} cost {cost} trick{'s' if cost > 1 else ''} "
@@ -158,8 +160,10 @@ class TekaReplayAnalysis:
                 lines = [f"Hand {h['hand']}: the deal"]
                 for seat in range(SEATS):
                     who = names[seat] if seat < len(names) and names[seat] else SEAT_NAMES[seat]
+                    if not who.endswith(SEAT_NAMES[seat]):  # ("Bot North" says where)
+                        who += f" ({SEAT_NAMES[seat]})"
                     out = " (sits out)" if seat == h.get("sitting_out") else ""
-                    lines.append(f"{who} ({SEAT_NAMES[seat]}){out}: {hand_text(h['deal'][seat])}")
+                    lines.append(f"{who}{out}: {hand_text(h['deal'][seat])}")
                 lines.append(par_text(h))
                 return "\n".join(lines)
         s = self.data.get("summary") or {}

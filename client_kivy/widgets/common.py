@@ -68,7 +68,21 @@ class Panel(BoxLayout):
 
 
 class WrapLabel(Label):
-    """A label that wraps to its width and is as high as its lines (never cut, never "..")."""
+    """A label that wraps to its width and is as high as its lines (never cut, never "..").
+    A text with a card's suit ("Cleo played 10\u2665") is drawn in DejaVu Sans, as the
+    table draws its cards: Roboto has no suit symbols."""
+
+    font_name: str  # (Label's property, declared for mypy only: no value, no new attribute)
+    _font_before: str | None = None
+    """The font the label had before a text with a suit switched it (None: not switched)."""
+
+    def on_text(self, _w: Any, text: str) -> None:
+        if any(ch in text for ch in SUIT_CHARS):
+            if self._font_before is None and self.font_name != "DejaVuSans":
+                self._font_before = str(self.font_name)
+                self.font_name = "DejaVuSans"
+        elif self._font_before is not None:
+            self.font_name, self._font_before = self._font_before, None
 
 
 class FlowGrid(GridLayout):

@@ -174,6 +174,8 @@ class TekaTable(BoardWidget):
 
     def name(self, seat: int) -> str:
         if seat < len(self.players) and self.players[seat]:
+            if self.players[seat].endswith(SEAT_NAMES[seat]):  # "Bot North" says where
+                return self.players[seat]
             return f"{self.players[seat]} ({SEAT_NAMES[seat]})"
         return SEAT_NAMES[seat]
 
@@ -190,29 +192,41 @@ class TekaTable(BoardWidget):
 
     # -- drawing -------------------------------------------------------------------------------
     def draw(self) -> None:
-        m = self.model
-        v = m.view
-        cw, ch = self.card_size()
+        """The felt, the seats' plates, the contract and what the table waits for, the
+        trick in the middle, the viewer's hand at the bottom (in that order: later on top)."""
         hand_h = self.hand_height()
         table = (self.x, self.y + hand_h, self.width, self.height - hand_h)
+        lab = max(sp(12), min(sp(17), table[2] / 40))
+        self.draw_felt(table)
+        self.draw_plates(table, lab)
+        self.draw_contract(table, lab)
+        self.draw_trick(table, lab)
+        self.draw_hand()
+
+    def draw_felt(self, table: tuple[float, float, float, float]) -> None:
+        """The felt oval with a brass rim."""
         tx, ty, tw, th = table
-        # felt oval with a brass rim
         Color(0.02, 0.10, 0.07, 1)
         Ellipse(pos=(tx + dp(4), ty + dp(4)), size=(tw - dp(8), th - dp(8)))
         Color(*BRASS)
         Line(ellipse=(tx + dp(4), ty + dp(4), tw - dp(8), th - dp(8)), width=dp(2.5))
         Color(0.09, 0.36, 0.25, 1)
         Ellipse(pos=(tx + dp(10), ty + dp(10)), size=(tw - dp(20), th - dp(20)))
-        lab = max(sp(12), min(sp(17), tw / 40))
+
+    def draw_plates(self, table: tuple[float, float, float, float], lab: float) -> None:
+        """Each seat's plate (name; cards left or "sits out", last call, dealer), lit for a
+        seat to act, and a whole hand shown beside it when the view has one."""
+        from kivy.graphics import Rectangle
+
+        m = self.model
+        v = m.view
+        tx, ty, tw, th = table
         to_act = set(v.get("to_act") or [])
         sitting_out = v.get("sitting_out")
         counts = v.get("counts") or [0, 0, 0, 0]
         dealer = v.get("dealer")
-        # seats
         self.plates: dict[int, tuple[float, float, float, float]] = {}
         """Each seat's plate as drawn (x, y, width, height)."""
-        self.labels: dict[str, tuple[float, float, float, float]] = {}
-        """Words drawn on the table ("Bidding") and where."""
         for seat in range(4):
             pos = m.position(seat)
             ax, ay = self.seat_anchor(pos, table)
@@ -240,8 +254,6 @@ class TekaTable(BoardWidget):
             self.plates[seat] = (bx, by, bw, bh)
             Color(*(BRASS if active else (0, 0, 0, 0.45)))
             RoundedRectangle(pos=(bx, by), size=(bw, bh), radius=[dp(10)])
-            from kivy.graphics import Rectangle
-
             Color(1, 1, 1, 1)
             Rectangle(texture=tex, pos=(bx + pad, by + bh - tex.height - pad / 2), size=tex.size)
             Rectangle(texture=sub, pos=(bx + pad, by + pad / 2), size=sub.size)
@@ -252,22 +264,28 @@ class TekaTable(BoardWidget):
                 lx = max(tx + lw / 2 + dp(2), min(bx + bw / 2, tx + tw - lw / 2 - dp(2)))
                 draw_text(line, lx, below if pos != "top" else by - lab * 0.9,
                           lab * 0.9, IVORY)
-        # contract and tricks won
+
+    def draw_contract(self, table: tuple[float, float, float, float], lab: float) -> None:
+        """The contract and the tricks won (on a table tall enough: a phone's is in the panel
+        beside, :meth:`side_widgets`), a raise waiting for its answers, and "Bidding" between
+        the plates while the seats bid."""
+        m = self.model
+        v = m.view
+        tx, ty, tw, th = table
+        self.labels: dict[str, tuple[float, float, float, float]] = {}
+        """Words drawn on the table ("Bidding") and where."""
         contract = m.contract_text()
         won = v.get("tricks_won") or [0, 0]
         cx, cy = tx + tw / 2, ty + th / 2
-        if contract:
-            tricks_line = f"Tricks  N-S {won[0]}  ·  E-W {won[1]}"
-            if th >= dp(300):
-                draw_text(contract, cx, ty + th * 0.78, lab * 1.05, BRASS, True)
-                draw_text(tricks_line, cx, ty + th * 0.71, lab * 0.9, IVORY)
-            # a small table (a phone): the contract is in the panel beside (side_widgets)
+        if contract and th >= dp(300):
+            draw_text(contract, cx, ty + th * 0.78, lab * 1.05, BRASS, True)
+            draw_text(f"Tricks  N-S {won[0]}  ·  E-W {won[1]}", cx, ty + th * 0.71, lab * 0.9,
+                      IVORY)
         raise_info = v.get("raise") or {}
         if raise_info.get("pending"):
             draw_text(f"Raise to {raise_info['pending']} proposed: waiting for the answers",
                       cx, ty + th * 0.25, lab, (1, 0.8, 0.4, 1), True)
-        phase = v.get("phase")
-        if phase == "bidding" and not contract:
+        if v.get("phase") == "bidding" and not contract:
             # between the plates (no trick is on the table while bidding): under the top
             # plate and over the bottom one, the middle when they leave room
             top_plate = min((p[1] for seat, p in self.plates.items()
@@ -279,7 +297,14 @@ class TekaTable(BoardWidget):
             self.labels["Bidding"] = (cx - tex.width / 2, y - tex.height / 2, tex.width,
                                       tex.height)
             draw_text("Bidding", cx, y, lab * 1.2, BRASS, True)
-        # trick in the middle
+
+    def draw_trick(self, table: tuple[float, float, float, float], lab: float) -> None:
+        """The trick in the middle (its winner's cards lit while it is shown after it is
+        won), and the trick before it on its way to its winner."""
+        m = self.model
+        tx, ty, tw, th = table
+        cx, cy = tx + tw / 2, ty + th / 2
+        cw, ch = self.card_size()
         tcw, tch = cw * 0.85, ch * 0.85
         last_winner = m.showing_last()
         if last_winner is not None:
@@ -301,7 +326,12 @@ class TekaTable(BoardWidget):
             if played.get("signal"):
                 draw_text(played["signal"].upper(), x + tcw / 2, y - lab * 0.6, lab * 0.8,
                           (1, 0.85, 0.4, 1), True)
-        # the hand
+
+    def draw_hand(self) -> None:
+        """The viewer's hand, fanned in rows at the bottom: playable cards raised, the one
+        selected (or sent and not yet answered) higher and lit; each card's reachable part
+        kept for the taps (:meth:`card_at`)."""
+        m = self.model
         self._hand_rects = []
         hand = m.hand()
         playable = set(m.playable())

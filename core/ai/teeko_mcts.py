@@ -69,14 +69,6 @@ def lowest_square(bit: int) -> int:
     return bit.bit_length() - 1
 
 
-def move_from(code: int) -> int:
-    return code >> 5
-
-
-def move_to(code: int) -> int:
-    return code & 31
-
-
 def place_code(to: int) -> int:
     return (PLACE << 5) | to
 
@@ -255,10 +247,8 @@ class Playout:
                         if not (occ >> s) & 1:
                             return place_code(s)
                 return NO_MOVE
-                free &= only
+            free &= only  # uniform over the empty target squares
             n = popcount(free)
-            if n == 0:
-                return NO_MOVE
             k = self.rand() % n
             while k:
                 free &= free - 1

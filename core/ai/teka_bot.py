@@ -30,9 +30,6 @@ first-trick ace rule and its own playable cards) and never looks at the real han
   declaring side still make the contract after it?), and the card that scores best over the
   deals is played; raises are proposed and answered from the same solves. Before that, and
   for its calls and trumps, it plays as ``hard``. Its own limit is 4 s a decision.
-* Bidding by simulation (``TekaLevel.dd_bidding``, no level's default): calls and trumps
-  from deals consistent with the calls so far, solved at the opening lead (the number with
-  the best expected score). Measured in duplicate, it lost points to ``hard``'s rules.
 
 Levels: ``easy`` plays a single heuristic world with noise in bidding; ``medium`` 12 worlds;
 ``hard`` 32 worlds; ``expert`` as ``hard``, double-dummy from the fifth trick on.
@@ -48,7 +45,7 @@ from typing import Final
 from core.ai.base import Bot
 from core.api import Obj
 from core.teka import GAME, TekaState, side_of
-from core.teka_dd import Position, Solver, position_from_state
+from core.teka_dd import Solver, position_from_state
 
 SUITS: Final = "SHDC"
 RANKS: Final = "23456789TJQKA"
@@ -63,15 +60,6 @@ KEEP_LOW_HAND: Final = 0.2
 """Share of hands without honours kept anyway. A throw-in deals the same deck again after a
 cut, so a deck in which every cut gives some seat such a hand would have four bots re-deal
 forever; keeping one time in five ends that (RULES.md sets no limit on throw-ins)."""
-BID_DEALS: Final = 16
-"""Deals solved per call and per trump choice (``expert``)."""
-BID_NODES: Final = 30_000
-"""Node budget of one opening-lead solve when bidding (~50 ms compiled); a deal whose solve
-runs past it does not count."""
-CALL_TRIES: Final = 40
-"""Draws per deal to find one where the calls so far are those ``hard`` would make."""
-MIN_CALL: Final = 8
-TRUMP_CANDIDATES: Final = 2
 DD_CARDS: Final = 9
 """``expert`` solves double-dummy from the fifth trick on (nine cards a hand or fewer), where
 a solve takes milliseconds; before that it plays like ``hard`` (docs/ai.md)."""
@@ -520,7 +508,6 @@ class TekaLevel:
         dd_cards: int = 0,
         dd_worlds: int = 0,
         seconds: float = 0.0,
-        dd_bidding: bool = False,
     ) -> None:
         self.worlds = worlds
         self.bias = bias
@@ -535,11 +522,6 @@ class TekaLevel:
         self.seconds = seconds
         """The bot's own time limit per decision (0: none; the caller's ``should_stop``
         always applies): sampling stops after the deal in hand once it has passed."""
-        self.dd_bidding = dd_bidding
-        """Bid and name trumps by solving sampled deals (consistent with the calls so far)
-        double-dummy at the opening lead, each solve within :data:`BID_NODES` nodes. No
-        level does yet: measured in duplicate it lost points to ``hard``'s rules (docs/ai.md,
-        section ``expert``)."""
 
 
 TEKA_LEVELS: Final[dict[str, TekaLevel]] = {
@@ -574,12 +556,8 @@ class TekaBot(Bot):
             out = {"type": "keep"} if keep else {"type": "throw_in"}
         elif phase == "bidding":
             out = self.bid(view, seat, hand, rng)
-            if self.cfg.dd_bidding:
-                out = self.dd_bid(view, seat, hand, rng, out, self.stopper(should_stop))
         elif phase == "trumps":
             out = {"type": "trumps", "suit": SUITS[best_trump(hand)[0]]}
-            if self.cfg.dd_bidding:
-                out = self.dd_trumps(view, seat, hand, rng, out, self.stopper(should_stop))
         elif phase == "play":
             out = self.play(view, seat, rng, should_stop, progress)
         else:
@@ -671,127 +649,6 @@ class TekaBot(Bot):
             for ci, c in enumerate(cands):
                 totals[ci] += prefs[c // 13] * n
         return self.with_signal(view, seat, playable[first_best(totals)])
-
-    # -- bidding and trumps by simulation (expert) -----------------------------------------
-
-    def deals_like_the_calls(
-        self, view: Obj, seat: int, rng: Random, n: int, stop: Callable[[], bool]
-    ) -> list[TekaState]:
-        """``n`` deals of the unseen cards (fewer if time runs out) in which every other
-        seat's call so far is the call ``hard`` would have made with that hand (a number
-        within one of it): the calls as information, by rejection sampling
-        (:data:`CALL_TRIES` draws a deal, then the last draw is taken as it is)."""
-        bids = [dict(b) for b in view["bids"]]
-        out: list[TekaState] = []
-        while len(out) < n and not (out and stop()):
-            st = GAME.resample(view, seat, rng)
-            for _ in range(CALL_TRIES - 1):
-                if self.calls_fit(st, bids, seat):
-                    break
-                st = GAME.resample(view, seat, rng)
-            out.append(st)
-        return out
-
-    @staticmethod
-    def calls_fit(st: TekaState, bids: list[Obj], viewer: int) -> bool:
-        """Is every call of the others in ``bids`` the one ``hard`` would make with its hand
-        in ``st`` (a number within one)? The viewer's own calls say nothing of the deal."""
-        for i, b in enumerate(bids):
-            s = int(b["seat"])
-            if s == viewer:
-                continue
-            before = bids[:i]
-            high, must = high_and_forced(before)
-            want = choose_call([card_int(c) for c in st.hands[s]], before, s, must, high, 0.0)
-            call = b["call"]
-            if isinstance(call, int) and isinstance(want, int):
-                if abs(call - want) > 1:
-                    return False
-            elif call != want:
-                return False
-        return True
-
-    @staticmethod
-    def opening(st: TekaState, seat: int, suit: int) -> Position:
-        """The deal at the opening lead with ``seat`` declaring in ``suit``."""
-        return Position(st.hands, SUITS[suit], seat, [], True, -1, side_of(seat))
-
-    def dd_bid(
-        self, view: Obj, seat: int, hand: list[int], rng: Random, hard: Obj,
-        stop: Callable[[], bool],
-    ) -> Obj:
-        """The number whose expected score is best over deals like the calls, solved with
-        our best suit as trumps (made scores the bid, failed gives the other side twice it:
-        a number needs two deals in three to make it), if that beats passing (0); else
-        ``hard``'s call. ``double 13`` and the forced dealer as ``hard``,
-        save that the forced number is the best one found."""
-        call = hard["call"]
-        if call == "double 13":
-            return hard
-        high, must = high_and_forced([dict(b) for b in view["bids"]])
-        lo = max(MIN_CALL, high + 1)
-        if lo > 13:
-            return hard  # nothing but another double 13 beats the high bid
-        suit = best_trump(hand)[0]
-        made = [0] * 14
-        used = 0
-        solver = Solver()
-        for st in self.deals_like_the_calls(view, seat, rng, BID_DEALS, stop):
-            pos = self.opening(st, seat, suit)
-            top = lo - 1  # the most tricks this deal is known to make, from lo - 1 up
-            known = True
-            for k in range(lo, 14):
-                r = solver.makes_within(pos, k, BID_NODES)
-                if r < 0:
-                    known = False
-                    break
-                if r == 0:
-                    break
-                top = k
-            if not known and top < lo:
-                continue
-            used += 1
-            for k in range(lo, top + 1):
-                made[k] += 1
-        if used < BID_DEALS // 2:
-            return hard
-        best_n = 0
-        best_ev = 0.0
-        for k in range(lo, 14):
-            p = made[k] / used
-            ev = k * (3.0 * p - 2.0)  # made: +k; failed: the other side +2k
-            if ev > best_ev + 1e-9 or (must and best_n == 0):
-                best_n, best_ev = k, ev
-        if best_n:
-            return {"type": "bid", "call": best_n}
-        if isinstance(call, int):
-            return {"type": "bid", "call": pass_hint(hand)}
-        return hard
-
-    def dd_trumps(
-        self, view: Obj, seat: int, hand: list[int], rng: Random, hard: Obj,
-        stop: Callable[[], bool],
-    ) -> Obj:
-        """The suit that makes the contract in the most deals like the calls (our best
-        suits by the estimate, ties to it); ``hard``'s suit when the solves say nothing."""
-        bid = int(view["contract"]["bid"])
-        ranked = sorted(range(4), key=lambda su: -(hand_tricks(hand, su)
-                                                    + 0.01 * len(suit_cards(hand, su))))
-        cands = ranked[:TRUMP_CANDIDATES]
-        score = [0.0] * 4
-        solver = Solver()
-        for st in self.deals_like_the_calls(view, seat, rng, BID_DEALS, stop):
-            for su in cands:
-                r = solver.makes_within(self.opening(st, seat, su), bid, BID_NODES)
-                if r > 0:
-                    score[su] += 1.0
-                elif r < 0:
-                    score[su] += 0.5
-        best = cands[0]
-        for su in cands[1:]:
-            if score[su] > score[best] + 1.0:  # a clear margin over the estimate's suit
-                best = su
-        return {"type": "trumps", "suit": SUITS[best]} if score[best] > 0 else hard
 
     # -- double-dummy play (expert) -------------------------------------------------------
 

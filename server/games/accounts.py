@@ -216,6 +216,23 @@ def session_token(request: HttpRequest) -> Token | None:
     return t
 
 
+def session_cookie_user(cookie: Any) -> Any:
+    """The user of a browser's session cookie as the browser sent it (its value), when its
+    login row is live; else None. For the game socket of a page of this site (the seat page
+    of a member's seat: the socket's Origin is checked before, server/asgi.py); the use is
+    noted as a request's is."""
+    if not isinstance(cookie, str) or not cookie or len(cookie) > 4096 or not text_ok(cookie):
+        return None
+    from importlib import import_module
+
+    session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=cookie)
+    t = token_for_key(session.get(SESSION_TOKEN))
+    if t is None or t.kind != Token.BROWSER or str(t.user_id) != str(session.get(auth.SESSION_KEY)):
+        return None
+    touch(t, None)
+    return t.user
+
+
 def check_session(request: HttpRequest) -> None:
     """End a logged-in session whose login row is gone (revoked, expired) or missing (a
     session from before sessions were recorded); note the use of a live one."""

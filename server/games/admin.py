@@ -1,23 +1,22 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from django.contrib import admin
-from django.urls import reverse
 from django.utils.html import format_html
 
 import core
 from core import upcast
 from core.api import ALL, SPECTATOR
-from server.leagues import club_admin
 
-from . import store
+from . import reading
 from .models import Event, Game, Seat, Token
+from .wording import outcome_text, seat_label
 
 
 class SeatInline(admin.TabularInline):
-    """A game's seats, read only: they are made with the game (``store.create_game``) and
+    """A game's seats, read only: they are made with the game (``creating.create_game``) and
     filled by joining; a seat edited here would change a result behind the log's back (a
     finished game's player) or hang a live game (a bot seat made open)."""
 
@@ -37,19 +36,29 @@ class SeatInline(admin.TabularInline):
         return False
 
 
+class RealChangesOnly(admin.ModelAdmin):
+    """The admin's history gets a line only for a real change: a form sent back unchanged
+    (or forged with the same values) changed nothing and says nothing."""
+
+    def log_change(self, request: Any, obj: Any, message: Any) -> Any:
+        if not message:
+            return None
+        return super().log_change(request, obj, message)
+
+
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
-    # (the club's view: players, readable results, season/date filters, search by
-    # player, closing stale tables; see server.leagues.club_admin)
+class GameAdmin(RealChangesOnly):
+    # (players, readable results, date filters, search by player; the club's view adds a
+    # season filter, closing stale tables and the pages that decide or correct a result:
+    # server.leagues.club_admin.ClubGameAdmin, registered in this one's place)
     list_display = ("id", "kind", "status", "players", "result", "league", "code", "created_at",
                     "finished_at")
-    list_filter = ("kind", "status", "public", "league", club_admin.SeasonFilter,
-                   ("finished_at", admin.DateFieldListFilter),
-                   ("created_at", admin.DateFieldListFilter))
+    list_filter: ClassVar[tuple[Any, ...]] = (
+        "kind", "status", "public", "league", ("finished_at", admin.DateFieldListFilter),
+        ("created_at", admin.DateFieldListFilter))
     list_select_related = ("league",)
     search_fields = ("code", "seat_set__code", "seat_set__name", "seat_set__user__username")
     search_help_text = "a table's or a seat's code, or a player's name"
-    actions = [club_admin.close_stale_open_tables]
     readonly_fields = (
         "kind",
         "options",
@@ -83,35 +92,21 @@ class GameAdmin(admin.ModelAdmin):
 
     @admin.display(description="players")
     def players(self, obj: Game) -> str:
-        return club_admin.players(obj)
+        return ", ".join(seat_label(s) for s in obj.seat_set.all())
 
     @admin.display(description="result")
     def result(self, obj: Game) -> str:
-        from .views import outcome_text
-
         return outcome_text(obj, list(obj.seat_set.all())) or "-"
 
     @admin.display(description="see")
     def links(self, obj: Game) -> str:
-        """The game's page, its log (the replay of a finished game) and, for a game not
-        over, the page that decides its result."""
+        """The game's page and its log (the replay of a finished game)."""
         if obj.pk is None:
             return "-"
-        out = format_html(
+        return format_html(
             '<a href="/games/{}/">game page</a> · <a href="/api/games/{}/log/">log</a>',
             obj.pk, obj.pk,
         )
-        if obj.status != Game.FINISHED:
-            out += format_html(
-                ' · <a href="{}">decide the result (forfeit, adjudicate, void)</a>',
-                reverse("admin:games_game_decide", args=[obj.pk]),
-            )
-        return out
-
-    def get_urls(self) -> list[Any]:
-        from server.leagues.results import admin_urls  # (results and corrections)
-
-        return admin_urls(self) + super().get_urls()
 
     def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
         """Only an open table's league and season may be changed here (to one of the game's
@@ -130,7 +125,7 @@ class GameAdmin(admin.ModelAdmin):
         return False  # the log is permanent
 
     def has_add_permission(self, request: Any) -> bool:
-        return False  # games are created through the API (server.games.store.create_game)
+        return False  # games are created through the API (server.games.creating.create_game)
 
 
 @admin.register(Event)
@@ -173,7 +168,7 @@ class EventAdmin(admin.ModelAdmin):
         viewer = ALL if obj.game.status == Game.FINISHED else SPECTATOR
         event = obj.payload if viewer == ALL else upcast.upcast(obj.game.kind, obj.version,
                                                                  obj.payload)
-        return store.redact_record(core.GAMES[obj.game.kind], obj.seq, obj.seat, event, viewer)
+        return reading.redact_record(core.GAMES[obj.game.kind], obj.seq, obj.seat, event, viewer)
 
     @admin.display(description="seat")
     def shown_seat(self, obj: Event) -> Any:
@@ -244,14 +239,30 @@ def revoke_api_tokens(modeladmin: Any, request: Any, queryset: Any) -> None:
     modeladmin.message_user(request, f"{n} login(s) revoked (API tokens and browser sessions)")
 
 
+@admin.action(description="Make a password reset link (hand it to the player)")
+def password_reset_link(modeladmin: Any, request: Any, queryset: Any) -> None:
+    """A one-time link the player opens to choose a new password (Django's reset views,
+    valid for PASSWORD_RESET_TIMEOUT): the organiser hands it over, no e-mail needed."""
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    for user in queryset:
+        uid = urlsafe_base64_encode(force_bytes(user.pk))
+        link = request.build_absolute_uri(
+            f"/reset/{uid}/{default_token_generator.make_token(user)}/")
+        modeladmin.message_user(request, f"{user.get_username()}: {link}")
+
+
 def _user_admin_with_revoke() -> None:
     """Users in the admin get the "Revoke API tokens" action (tokens are no event log:
     revoking deletes them)."""
     from django.contrib.auth import get_user_model
 
     User = get_user_model()
-    base = type(admin.site._registry[User]) if admin.site.is_registered(User) else admin.ModelAdmin
-    actions = [*(getattr(base, "actions", None) or []), revoke_api_tokens]
+    base = (type(admin.site.get_model_admin(User)) if admin.site.is_registered(User)
+            else admin.ModelAdmin)
+    actions = [*(getattr(base, "actions", None) or []), revoke_api_tokens, password_reset_link]
     if admin.site.is_registered(User):
         admin.site.unregister(User)
     admin.site.register(User, type("UserAdmin", (base,), {"actions": actions}))

@@ -66,6 +66,8 @@ from typing import IO, Any
 
 from django.conf import settings
 
+from .dbpool import knob
+
 log = logging.getLogger("server.games")
 
 FAILED_RETRY_SECONDS = 60.0
@@ -97,39 +99,31 @@ QUEUED, RUNNING = "queued", "running"
 
 
 def cache_dir() -> Path:
-    own = os.environ.get("GAMENIGHT_ANALYSIS_DIR", "").strip()
+    """``GAMENIGHT_ANALYSIS_DIR``, else ``var/analysis``."""
+    own = str(knob("ANALYSIS_DIR", ""))
     return Path(own) if own else Path(settings.VAR_DIR) / "analysis"
-
-
-def _env_number(name: str, default: float, low: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    try:
-        value = float(raw) if raw else default
-    except ValueError:
-        return default
-    return value if value >= low else default
 
 
 def queue_length() -> int:
     """``GAMENIGHT_ANALYSIS_QUEUE``: how many matches asked for may wait (default 20)."""
-    return int(_env_number("GAMENIGHT_ANALYSIS_QUEUE", QUEUE_LENGTH, 1))
+    return int(knob("ANALYSIS_QUEUE", QUEUE_LENGTH))
 
 
 def per_client() -> int:
     """``GAMENIGHT_ANALYSIS_PER_CLIENT``: how many matches one client may have waiting or
     running (default 3)."""
-    return int(_env_number("GAMENIGHT_ANALYSIS_PER_CLIENT", PER_CLIENT, 1))
+    return int(knob("ANALYSIS_PER_CLIENT", PER_CLIENT))
 
 
 def cpu_seconds() -> float:
     """``GAMENIGHT_ANALYSIS_CPU_SECONDS``: the solver's CPU seconds for one match (120)."""
-    return _env_number("GAMENIGHT_ANALYSIS_CPU_SECONDS", CPU_SECONDS, 0.001)
+    return float(knob("ANALYSIS_CPU_SECONDS", CPU_SECONDS))
 
 
 def _slots() -> dict[str, int]:
     return {
-        "any": int(_env_number("GAMENIGHT_TEKA_ANALYSES", 1, 1)),
-        "watched": int(_env_number("GAMENIGHT_ANALYSIS_WATCHED_SLOTS", 1, 0)),
+        "any": int(knob("TEKA_ANALYSES", 1)),
+        "watched": int(knob("ANALYSIS_WATCHED_SLOTS", 1)),
     }
 
 
@@ -436,10 +430,10 @@ def _module(kind: str) -> Any:
 def serve() -> None:
     """(a served process, at its start) hear of finished league matches, and take up the
     matches left queued by a process that stopped."""
-    from . import store
+    from . import listeners
 
-    if on_batch not in store.LISTENERS:
-        store.LISTENERS.append(on_batch)
+    if on_batch not in listeners.LISTENERS:
+        listeners.LISTENERS.append(on_batch)
     threading.Thread(target=resume, daemon=True, name="gamenight-analysis-resume").start()
 
 
@@ -523,20 +517,20 @@ def _claim(lane: str) -> tuple[dict[str, Any], IO[bytes]] | None:
 def _events(game_id: int) -> list[Any]:
     from django.db import connection
 
-    from . import store
+    from . import cache
 
     try:
-        return [ev for _, _, ev in store.entry(game_id, fresh=True).log]
+        return [ev for _, _, ev in cache.entry(game_id, fresh=True).log]
     finally:
         connection.close()  # (back to the pool: the analysis holds none)
 
 
 def _run(j: dict[str, Any], lock_file: IO[bytes]) -> None:
-    from .dd_worker import BudgetedSolve, solve_seconds
+    from .dd_worker import SOLVE_SECONDS, BudgetedSolve
 
     game_id = int(j["game"])
     result, progress, _ = _paths(j["key"])
-    budget = solve_seconds()
+    budget = float(knob("TEKA_SOLVE_SECONDS", SOLVE_SECONDS))
     cpu = cpu_seconds()
     solve = BudgetedSolve(budget, cpu)
     t0 = time.monotonic()

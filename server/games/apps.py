@@ -10,9 +10,8 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from . import accounts, dbpool, grants, runtime
+        from . import accounts, grants, runtime
 
-        dbpool.cap_reconnect_backoff()
         runtime.install()
         accounts.connect_signals()  # (every browser login is a session row)
         post_migrate.connect(grants.on_post_migrate, sender=self,

@@ -1,5 +1,5 @@
 """The bot runner (:class:`BotRunner`): bots think in a process pool (or threads), never on
-the event loop, and submit through :func:`server.games.store.submit` like anyone else."""
+the event loop, and submit through :func:`server.games.append.submit` like anyone else."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from core.api import SPECTATOR, IllegalMoveError, dumps
 
-from . import botworker, store
+from . import append, botworker, cache, listeners
 from .dbpool import knob
 from .frames import bot_frame
 from .hub import HUB, on_loop
@@ -70,7 +70,7 @@ class BotRunner:
             }
             self.bot_seats[game_id] = seats
             # (a cache of the seat rows: the oldest go first beyond the cache's size)
-            while len(self.bot_seats) > store.CACHE_SIZE:
+            while len(self.bot_seats) > cache.cache_size():
                 self.bot_seats.pop(next(iter(self.bot_seats)), None)
         return seats
 
@@ -163,7 +163,7 @@ class BotRunner:
         for key in [k for k in self.failures if k[0] == game_id]:
             self.failures.pop(key, None)
 
-    def after_batch(self, batch: store.Batch) -> None:
+    def after_batch(self, batch: listeners.Batch) -> None:
         """(committing thread) start bots the game now waits for."""
         if batch.outcome is not None:
             self.forget(batch.game_id)
@@ -174,15 +174,15 @@ class BotRunner:
     def kick(self, game_id: int) -> None:
         """(worker thread) look at the game's current state and start bots if needed."""
         try:
-            e = store.entry(game_id, fresh=True)
-        except store.NotFound:
+            e = cache.entry(game_id, fresh=True)
+        except cache.NotFound:
             return
-        with store.game_lock(game_id):
+        with cache.game_lock(game_id):
             state, seq = e.state, e.seq
         if e.game.outcome(state) is None:
             self._start_for(game_id, e, state, seq)
 
-    def _start_for(self, game_id: int, e: store.Entry, state: Any, seq: int) -> None:
+    def _start_for(self, game_id: int, e: cache.Entry, state: Any, seq: int) -> None:
         loop = HUB.live_loop()
         if loop is None:
             return
@@ -202,7 +202,12 @@ class BotRunner:
                     continue
                 self.inflight.add((game_id, seat))
             view = e.game.view(state, seat)
-            self.asked[(game_id, seat)] = self.question(e.game, state, seat, seq, view)
+            ask = self.question(e.game, state, seat, seq, view)
+            watch = float(knob("BOT_WATCH_PACE", 1.0))
+            if watch > ask.wait and len(bots) >= e.game.seats(state):
+                # (nobody at the table but bots: no faster than a person can watch it)
+                ask = Ask(ask.seq, ask.audience, watch)
+            self.asked[(game_id, seat)] = ask
             loop.call_soon_threadsafe(self._launch, game_id, e.kind, seat, bots[seat], seq, view)
 
     def _launch(self, game_id: int, kind: str, seat: int, level: str, seq: int, view: Any) -> None:
@@ -271,16 +276,16 @@ class BotRunner:
     @staticmethod
     def _submit(game_id: int, seat: int, command: Any, seq: int, view_dump: str) -> str:
         try:
-            store.submit(game_id, seat, command, seq)
+            append.submit(game_id, seat, command, seq)
             return "ok"
-        except store.StaleError:
+        except append.StaleError:
             # Others acted meanwhile (Tedoku: everyone places at once). If what this bot
             # sees is unchanged, its choice still stands: submit it at the current seq.
-            e = store.entry(game_id, fresh=True)
-            with store.game_lock(game_id):
+            e = cache.entry(game_id, fresh=True)
+            with cache.game_lock(game_id):
                 state, now = e.state, e.seq
                 if seat in e.game.to_act(state) and dumps(e.game.view(state, seat)) == view_dump:
-                    store.submit(game_id, seat, command, now)
+                    append.submit(game_id, seat, command, now)
                     return "ok"
             return "rethink"
 

@@ -15,13 +15,13 @@ Everything here follows from the log (docs/protocol.md, "Time rules and abandone
 * At a deadline the server appends ``{"type": "timeout", "seat": K}`` and, in the same
   statement, what it causes: the core's :meth:`core.api.Game.forfeit` (a loss on time in
   Teeko and Tiku) or the command a bot chooses for seat K from K's view (Tedoku, Teka),
-  through :func:`server.games.store.submit` like any move. The append expects the seq the
+  through :func:`server.games.append.submit` like any move. The append expects the seq the
   deadline was computed at: when the seat moved in time it fails as stale and nothing is
   appended, so at most one process (or timer) ever records a timeout.
 * ``{"type": "seat_to_bot", "seat": K, "by": J, "level": L}``: seat K, away (no socket) for
   longer than ``abandon`` seconds, handed to a bot at J's request; its Seat row becomes a bot
   seat in the same transaction (its user or guest stays recorded, see
-  :func:`server.games.store.seat_replaced`).
+  :func:`server.games.seating.seat_replaced`).
 
 Bot seats have no deadline. The core ignores table events when folding
 (:data:`core.api.TABLE_EVENTS`). No clock is read inside ``core``: the server measures time
@@ -42,7 +42,7 @@ from django.db import connection, transaction
 
 from core.api import SPECTATOR, TABLE_EVENTS, IllegalMoveError
 
-from . import botworker, store
+from . import append, botworker, cache, creating, listeners
 from .dbpool import knob
 from .shards import SHARDS
 from .tablerules import RULE_KEYS, rules_in
@@ -103,7 +103,7 @@ class Clock:
         self.used = [0.0] * self.seats
         self.moves = [0] * self.seats
 
-    def step(self, game: Any, state: Any, group: list[store.Record], t: float) -> None:
+    def step(self, game: Any, state: Any, group: list[cache.Record], t: float) -> None:
         """Account one commit (``group``: its records; ``state``: the state after it) at time
         ``t`` (seconds since the epoch)."""
         if self.running and self.rules.get("clock"):
@@ -185,9 +185,9 @@ def _times(game_id: int, upto: int) -> dict[int, float]:
         return {int(seq): float(t) for seq, t in cur.fetchall()}
 
 
-def build(e: store.Entry) -> Clock | None:
+def build(e: cache.Entry) -> Clock | None:
     """(database thread) the clock of ``e``'s game from its log and the events' times."""
-    with store.game_lock(e.game_id):
+    with cache.game_lock(e.game_id):
         recs = list(e.log[: e.seq])
     if rules_in(recs) is None:
         return None
@@ -195,7 +195,7 @@ def build(e: store.Entry) -> Clock | None:
     g = e.game
     c = Clock(e.game_id, e.num_seats)
     state = g.initial()
-    group: list[store.Record] = []
+    group: list[cache.Record] = []
     gt = 0.0
     for rec in recs:
         t = times.get(rec[0], gt)
@@ -210,7 +210,7 @@ def build(e: store.Entry) -> Clock | None:
     return c
 
 
-def ensure(e: store.Entry) -> Clock | None:
+def ensure(e: cache.Entry) -> Clock | None:
     """(database thread) the game's clock at ``e.seq``, rebuilt from the log when the one in
     memory is behind (another process moved, a restart); arms its timer. None: untimed."""
     gid = e.game_id
@@ -230,7 +230,7 @@ def ensure(e: store.Entry) -> Clock | None:
     return c
 
 
-def on_batch(batch: store.Batch) -> None:
+def on_batch(batch: listeners.Batch) -> None:
     """(committing thread, maybe the event loop: no database here) account a commit."""
     gid = batch.game_id
     if gid in UNTIMED:
@@ -241,7 +241,7 @@ def on_batch(batch: store.Batch) -> None:
         _account(batch)
 
 
-def _account(batch: store.Batch) -> None:
+def _account(batch: listeners.Batch) -> None:
     gid = batch.game_id
     c = CLOCKS.get(gid)
     if c is None:
@@ -268,8 +268,8 @@ def _account(batch: store.Batch) -> None:
 def _rebuild_later(gid: int) -> None:
     def rebuild() -> None:
         try:
-            ensure(store.entry(gid, fresh=True))
-        except store.NotFound:
+            ensure(cache.entry(gid, fresh=True))
+        except cache.NotFound:
             pass
 
     SHARDS.submit(gid, rebuild)
@@ -284,7 +284,7 @@ def _arm(c: Clock) -> None:
     TIMEKEEPER.set(c.game_id, c.next_deadline(_exempt(c.game_id)))
 
 
-def frame_clock(e: store.Entry, seq: int, state: Any, viewer: int) -> dict[str, Any] | None:
+def frame_clock(e: cache.Entry, seq: int, state: Any, viewer: int) -> dict[str, Any] | None:
     """The ``clock`` member of a frame for ``viewer`` at ``seq`` (None: untimed, or the
     clock in memory is not at ``seq``)."""
     c = CLOCKS.get(e.game_id)
@@ -383,8 +383,8 @@ def rearm_all() -> None:
 
     def one(gid: int) -> None:
         try:
-            e = store.entry(gid, fresh=True)
-        except store.NotFound:
+            e = cache.entry(gid, fresh=True)
+        except cache.NotFound:
             return
         ensure(e)
 
@@ -401,9 +401,9 @@ def rearm_all() -> None:
 
 def _plan(gid: int) -> dict[str, Any] | None:
     """(database thread) the seat whose deadline has come, if any, with what it needs."""
-    e = store.entry(gid, fresh=True)
+    e = cache.entry(gid, fresh=True)
     c = ensure(e)
-    with store.game_lock(gid):
+    with cache.game_lock(gid):
         seq, state = e.seq, e.state
     if c is None or c.seq != seq or e.game.outcome(state) is not None:
         return None
@@ -449,7 +449,7 @@ def expire(gid: int) -> None:
         if plan["forfeit"]:
             pre += [(None, ev) for ev in plan["forfeit"]]
         else:
-            level = knob("TIMEOUT_BOT_LEVEL", None) or store.bot_level(plan["kind"], None)
+            level = knob("TIMEOUT_BOT_LEVEL", None) or creating.bot_level(plan["kind"], None)
             if refused:
                 level = "random"
             limit = float(knob("TIMEOUT_BOT_TIME", 1.0))
@@ -472,9 +472,9 @@ def expire(gid: int) -> None:
                 TIMEKEEPER.set(gid, time.time() + 5.0)
                 return
         try:
-            SHARDS.submit(gid, store.submit, gid, seat, command, seq, None, pre).result(120)
+            SHARDS.submit(gid, append.submit, gid, seat, command, seq, None, pre).result(120)
             log.info("game %s: seat %s ran out of time at seq %s", gid, seat, seq)
-        except store.StaleError:
+        except append.StaleError:
             pass  # the seat (or another) moved in time: look again
         except IllegalMoveError as exc:
             log.warning("game %s: timeout of seat %s refused: %s", gid, seat, exc.reason)
@@ -490,16 +490,16 @@ def expire(gid: int) -> None:
 
 def replace_with_bot(
     game_id: int, by: int, command: dict[str, Any], expected_seq: Any, away: float | None
-) -> store.SubmitResult:
+) -> append.SubmitResult:
     """(database thread) ``by`` asks to hand seat ``command["seat"]`` to a bot; ``away``:
     seconds that seat has had no socket here (None: connected). Raises IllegalMoveError."""
     from .models import Seat
 
-    store.check_expected(expected_seq)
+    append.check_expected(expected_seq)
     target = command.get("seat")
     if not isinstance(target, int) or isinstance(target, bool):
         raise IllegalMoveError("malformed", 'replace_with_bot needs "seat": a seat number')
-    e = store.entry(game_id, fresh=True)
+    e = cache.entry(game_id, fresh=True)
     if e.finished:
         raise IllegalMoveError("game_over", "the game is over")
     if not 0 <= target < e.num_seats:
@@ -525,13 +525,13 @@ def replace_with_bot(
             f"seat {target} has been away {int(away)} s; it may be handed to a bot after "
             f"{abandon} s",
         )
-    level = store.bot_level(e.kind, None)
+    level = creating.bot_level(e.kind, None)
     event = {"type": "seat_to_bot", "seat": target, "by": by, "level": level}
     with transaction.atomic():
         Seat.objects.filter(pk=row.pk).update(kind=Seat.BOT, bot_level=level)
         # (before the move's own on_commit: the bot runner must see the new bot seat)
         bots = _bots()
         transaction.on_commit(lambda: bots.bot_seats.pop(game_id, None))
-        result = store.submit(game_id, by, None, expected_seq, pre=[(by, event)])
-        transaction.on_commit(lambda: store._notify_seats(game_id))
+        result = append.submit(game_id, by, None, expected_seq, pre=[(by, event)])
+        transaction.on_commit(lambda: listeners.notify_seats(game_id))
     return result

@@ -2,8 +2,20 @@
 
 A connection says ``hello`` (seat + credentials, or spectator; the last seq it has), gets
 what it missed, then live frames, each redacted for its viewer. Commands go through
-:func:`server.games.store.submit` on the game's worker thread; the frames come from the hub
+:func:`server.games.append.submit` on the game's worker thread; the frames come from the hub
 after commit. Every frame a connection receives goes through one outbox, in order.
+
+A :class:`GameConsumer` owns its state. Others reach it through the hub
+(:class:`server.games.hub.Socket` is all they see) and may only read its ``seat`` and
+``viewer``, hand it frames (``push_text``, ``push_live``, ``push_final``), tell it that
+another process appended events (``notified``), and revoke its seat (``revoke_seat``).
+
+It is an ASGI application of its own, written against the ASGI WebSocket messages only
+(``websocket.connect``/``receive``/``disconnect`` in, ``accept``/``send``/``close`` out):
+no channels consumer underneath. A channels consumer would give every socket a channel of
+the channel layer (this server hears of other processes' moves on one channel per process:
+:meth:`server.games.hub.Hub.subscribe`) and hop to a thread before every message to close
+stale database connections (this consumer never touches the database on the event loop).
 """
 
 from __future__ import annotations
@@ -11,16 +23,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
-
-from channels.consumer import get_handler_name
-from channels.exceptions import StopConsumer
-from channels.generic.websocket import AsyncWebsocketConsumer
 
 from core.api import ALL, SPECTATOR, IllegalMoveError
 from server import transport
 
-from . import dbpool, runtime, store
+from . import cache, dbpool, runtime, seating
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .runtime import HUB, SHARDS, Frame
@@ -52,8 +61,11 @@ def frame_bytes(text: str, limit: int) -> int:
     return len(text.encode("utf-8", "surrogatepass")) if 4 * len(text) > limit else len(text)
 
 
-def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any) -> dict[str, Any]:
-    """(worker thread) check the game and the credentials; seat info for presence."""
+def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any,
+                cookie: Any = None) -> dict[str, Any]:
+    """(worker thread) check the game and the credentials; seat info for presence. A seat
+    named with neither a token nor a secret may be held by the user of the browser's session
+    cookie (``cookie``: a member's seat on the seat page)."""
     from .models import Game
 
     g = (
@@ -66,32 +78,59 @@ def _hello_sync(game_id: int, seat: Any, token: Any, secret: Any) -> dict[str, A
     if seat is not None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < g["num_seats"]:
             return {"error": ("wrong_seat", f"no seat {shown(seat)} at this table")}
-        user = store.user_for_token(token) if token else None
-        if not store.seat_holder_ok(game_id, seat, user=user, secret=secret):
+        user = seating.user_for_token(token) if token else None
+        if user is None and not token and not secret and cookie:
+            from .accounts import session_cookie_user
+
+            user = session_cookie_user(cookie)
+        if not seating.seat_holder_ok(game_id, seat, user=user, secret=secret):
             return {"error": ("forbidden", f"these credentials do not hold seat {seat}")}
-    e = store.entry(game_id, fresh=True)
+    e = cache.entry(game_id, fresh=True)
     return {"game": g, "seats": runtime.seat_info(game_id), "finished": e.finished}
 
 
-class GameConsumer(AsyncWebsocketConsumer):
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[dict[str, Any], Receive, Send], Awaitable[None]]
+
+
+class GameConsumer:
     game_id: int
     viewer: int = SPECTATOR
     seat: int | None = None
-    # The hub delivers frames in-process, and hears of other processes' moves (REDIS_URL)
-    # on one channel per process (Hub.subscribe): no channel per socket, one receive loop.
-    channel_layer_alias = "__gamenight_none__"
 
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        # As channels' dispatch, without its per-message close_old_connections() thread hop:
-        # this consumer never uses a database connection on the event loop.
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+    def __init__(self, scope: dict[str, Any], send: Send) -> None:
+        self.scope = scope
+        self.base_send = send
+        self.revoked = False
 
-    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
-        await self.disconnect(message.get("code", 1000))
-        raise StopConsumer()
+    @classmethod
+    def as_asgi(cls) -> ASGIApp:
+        """The ASGI application of the game socket route: a consumer per connection."""
+
+        async def app(scope: dict[str, Any], receive: Receive, send: Send) -> None:
+            await cls(scope, send).serve(receive)
+
+        return app
+
+    async def serve(self, receive: Receive) -> None:
+        """Handle the connection's messages, one at a time and in order, until it ends."""
+        while True:
+            message = await receive()
+            kind = message["type"]
+            if kind == "websocket.receive":
+                await self.receive(message.get("text"), message.get("bytes"))
+            elif kind == "websocket.connect":
+                await self.connect()
+            elif kind == "websocket.disconnect":
+                await self.disconnect(message.get("code", 1000))
+                return
+
+    async def accept(self) -> None:
+        await self.base_send({"type": "websocket.accept", "subprotocol": None})
+
+    async def close(self, code: int) -> None:
+        await self.base_send({"type": "websocket.close", "code": code})
 
     async def connect(self) -> None:
         HUB.set_loop(asyncio.get_running_loop())
@@ -137,7 +176,10 @@ class GameConsumer(AsyncWebsocketConsumer):
                 item = outbox.get_nowait()
 
     def push_text(self, item: Outgoing) -> None:
-        """Send a frame, after everything pushed before it."""
+        """Send a frame, after everything pushed before it (nothing once the seat is
+        revoked)."""
+        if self.revoked:
+            return
         wire = self.wire
         if wire is not None and self.outbox.empty():
             # Nothing waits in the outbox, so writing now keeps the order.
@@ -194,7 +236,7 @@ class GameConsumer(AsyncWebsocketConsumer):
         self.sent_seq = last
 
     def _start_catch_up(self) -> None:
-        if not self.catching_up:
+        if not self.catching_up and not self.revoked:
             self.ready = False
             self.catching_up = True
             self.catchup_task = asyncio.ensure_future(self._catch_up())
@@ -240,7 +282,7 @@ class GameConsumer(AsyncWebsocketConsumer):
                 return
             if frame_bytes(text_data, self.max_frame) > self.max_frame:
                 self.push_text(too_large_frame(self.max_frame))
-                await self._close_after_sent(1009)
+                await self.close_after_sent(1009)
                 return
             try:
                 msg = loads(text_data)
@@ -270,7 +312,15 @@ class GameConsumer(AsyncWebsocketConsumer):
         except Exception as exc:
             await self._failed(exc, answer)
 
-    async def _close_after_sent(self, code: int) -> None:
+    def revoke_seat(self, text: str, code: int) -> None:
+        """(event loop) This socket's seat is no longer held by its credentials (the
+        organiser handed it to another phone or to a bot): ``text`` is the last frame it
+        gets; then it closes with ``code`` once that is sent."""
+        self.push_text(text)
+        self.revoked = True  # (push_text sends nothing more; no catch-up starts)
+        self.revoke_task = asyncio.ensure_future(self.close_after_sent(code))
+
+    async def close_after_sent(self, code: int) -> None:
         """Close the socket with ``code`` once everything queued for it is sent."""
         await asyncio.sleep(0)
         self.outbox.put_nowait(None)
@@ -291,6 +341,16 @@ class GameConsumer(AsyncWebsocketConsumer):
             self.push_text(_err("server_error", "the server could not handle that message",
                                 **answer))
 
+    def _session_cookie(self) -> str | None:
+        """The browser's session cookie sent with the socket's handshake, if any."""
+        from django.conf import settings
+        from django.http.cookie import parse_cookie
+
+        for key, value in self.scope.get("headers", []):
+            if key == b"cookie":
+                return parse_cookie(value.decode("latin-1")).get(settings.SESSION_COOKIE_NAME)
+        return None
+
     async def _hello(self, msg: dict[str, Any]) -> None:
         if self.joined:
             self.push_text(_err("already_joined", "this connection already said hello"))
@@ -303,7 +363,8 @@ class GameConsumer(AsyncWebsocketConsumer):
             return
         seat = msg.get("seat")
         info = await SHARDS.call(
-            self.game_id, _hello_sync, self.game_id, seat, msg.get("token"), msg.get("secret")
+            self.game_id, _hello_sync, self.game_id, seat, msg.get("token"), msg.get("secret"),
+            self._session_cookie() if seat is not None else None,
         )
         if "error" in info:
             code, reason = info["error"]
@@ -353,7 +414,7 @@ class GameConsumer(AsyncWebsocketConsumer):
             # why, then close it (1013, try again later): the client comes back with its
             # last_seq.
             await self._failed(exc, {})
-            await self._close_after_sent(1013)
+            await self.close_after_sent(1013)
             return
         for last, text in frames:
             self.push_text(text)

@@ -7,7 +7,7 @@
   back when it ends (Django closes it on ``request_finished``); a shard thread gives its
   connection back when it has had no job for 50 ms. Per-thread persistent connections leaked under
   ASGI (every request runs in a thread of its own, and each kept its connection).
-* **The socket hot path** (:func:`server.games.store.submit_async` on the event loop): a
+* **The socket hot path** (:func:`server.games.loopsubmit.submit_async` on the event loop): a
   ``psycopg_pool.AsyncConnectionPool`` of at most ``GAMENIGHT_ASYNC_DB_CONNECTIONS``.
 
 A caller that cannot get a connection within ``GAMENIGHT_DB_POOL_TIMEOUT`` seconds gets
@@ -20,10 +20,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import weakref
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
+from psycopg import AsyncConnection
 from psycopg import OperationalError as PsycopgOperationalError
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
@@ -92,34 +95,6 @@ def probe(max_age: float = 1.0) -> str | None:
         return _probe_error
 
 
-RECONNECT_MAX_DELAY = 2.0
-"""Longest wait between two attempts of a pool to open a connection (seconds)."""
-
-
-def cap_reconnect_backoff(max_delay: float | None = None) -> None:
-    """Cap psycopg_pool's reconnection backoff at ``GAMENIGHT_DB_RECONNECT_MAX_DELAY``
-    (:data:`RECONNECT_MAX_DELAY`) for both pools of this process.
-
-    psycopg_pool retries a failed connection attempt after 1, 2, 4, 8 ... seconds with no
-    ceiling (until ``reconnect_timeout``, 5 minutes): after an outage of a minute the pool
-    would stay empty for up to another minute once PostgreSQL is back, refusing every request
-    with "no free database connection". It has no setting for that, so its attempt class
-    gets a capped ``update_delay`` (idempotent)."""
-    from psycopg_pool.base import AttemptWithBackoff
-
-    cap = float(knob("DB_RECONNECT_MAX_DELAY", RECONNECT_MAX_DELAY)
-                if max_delay is None else max_delay)
-    original = getattr(AttemptWithBackoff.update_delay, "__wrapped__",
-                       AttemptWithBackoff.update_delay)
-
-    def update_delay(self: AttemptWithBackoff, now: float) -> None:
-        original(self, now)
-        self.delay = min(self.delay, cap)
-
-    update_delay.__wrapped__ = original  # type: ignore[attr-defined]
-    AttemptWithBackoff.update_delay = update_delay  # type: ignore[method-assign]
-
-
 def conninfo() -> str:
     """The libpq connection string of Django's default database."""
     from django.db import connections
@@ -171,17 +146,37 @@ def stats() -> dict[str, Any]:
     return out
 
 
+def new_async_pool(dsn: str, size: int, timeout: float,
+               configure: Callable[[AsyncConnection[Any]], Awaitable[None]] | None = None,
+               ) -> AsyncConnectionPool[Any]:
+    """A new (not yet open) pool of at most ``size`` autocommit connections to ``dsn`` for
+    the event loop; callers wait up to ``timeout`` seconds for one. While the database is
+    away it keeps trying to connect (:func:`server.dbconfig.reconnect_options`)."""
+    from server import dbconfig
+
+    return AsyncConnectionPool(
+        dsn, kwargs={"autocommit": True}, min_size=1, max_size=max(1, size), timeout=timeout,
+        max_idle=60, open=False, name="gamenight-async", num_workers=1, configure=configure,
+        **dbconfig.reconnect_options(float(knob("DB_RECONNECT_MAX_DELAY", 2.0)),
+                                     asynchronous=True),
+    )
+
+
 class AsyncDB:
     """Autocommit psycopg ``AsyncConnection``s on the event loop (``psycopg_pool``'s
     ``AsyncConnectionPool``): the socket hot path appends a move without leaving the loop
-    (no thread hop, no GIL ping-pong). The pool belongs to the loop it was opened on."""
+    (no thread hop, no GIL ping-pong). The pool belongs to the loop it was opened on.
+    Its size and wait (``GAMENIGHT_ASYNC_DB_CONNECTIONS``, ``GAMENIGHT_DB_POOL_TIMEOUT``)
+    are read from the settings when the pool is opened, unless given here."""
 
-    def __init__(self, size: int, timeout: float) -> None:
-        self.size = max(1, size)
-        self.timeout = timeout
+    def __init__(self, size: int | None = None, timeout: float | None = None) -> None:
+        self.given = (size, timeout)
+        self.size = 0
         self.pool: AsyncConnectionPool[Any] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.opening: asyncio.Lock | None = None
+        self.conns: weakref.WeakSet[AsyncConnection[Any]] = weakref.WeakSet()
+        """The pool's connections (to close them when the pool's loop is gone)."""
 
     async def _pool(self) -> AsyncConnectionPool[Any]:
         loop = asyncio.get_running_loop()
@@ -193,14 +188,17 @@ class AsyncDB:
             self.opening = asyncio.Lock()
         async with self.opening:
             if self.pool is None:
-                pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-                    conninfo(), kwargs={"autocommit": True}, min_size=1, max_size=self.size,
-                    timeout=self.timeout, max_idle=60, open=False, name="gamenight-async",
-                    num_workers=1,
-                )
+                size, timeout = self.given
+                self.size = max(1, int(knob("ASYNC_DB_CONNECTIONS", 4) if size is None
+                                       else size))
+                wait = float(knob("DB_POOL_TIMEOUT", 10.0) if timeout is None else timeout)
+                pool = new_async_pool(conninfo(), self.size, wait, configure=self._opened)
                 await pool.open(wait=False)
                 self.pool = pool
         return self.pool
+
+    async def _opened(self, conn: AsyncConnection[Any]) -> None:
+        self.conns.add(conn)
 
     async def execute(self, sql: str, params: list[Any]) -> None:
         pool = await self._pool()
@@ -219,6 +217,20 @@ class AsyncDB:
     async def _execute(pool: AsyncConnectionPool[Any], sql: str, params: list[Any]) -> None:
         async with pool.connection() as conn:
             await conn.execute(sql, params, prepare=True)
+
+    async def aclose(self) -> None:
+        """Close the pool from the loop it belongs to (the one running this), waiting for
+        its tasks to end: a loop that ends with the pool open cancels its tasks, and
+        psycopg_pool's scheduler swallows a cancel that comes while it runs a job and then
+        waits for ever (the loop never ends). Nothing when the pool is another loop's."""
+        pool = self.pool
+        if pool is None or self.loop is not asyncio.get_running_loop():
+            return
+        self.pool = self.loop = self.opening = None
+        try:
+            await asyncio.wait_for(pool.close(timeout=5), 15)
+        finally:
+            self.conns = weakref.WeakSet()
 
     def forget(self) -> None:
         """Close every connection (also from another thread, or after the loop died)."""
@@ -241,16 +253,27 @@ class AsyncDB:
                 except Exception:
                     pass
             return
-        # The loop is gone: close the connections themselves and mark the pool closed
-        # (its workers died with their loop).
-        for conn in list(getattr(pool, "_pool", ())):
+        if loop is not None and not loop.is_closed():
+            # The loop has stopped but is not closed yet (a test's loop between the test and
+            # its end): close the pool in it, so that none of the pool's tasks is left for
+            # the loop's end to cancel (psycopg_pool's scheduler swallows a cancel that
+            # comes while it runs a job, then waits for ever: the loop never ended).
+            try:
+                loop.run_until_complete(asyncio.wait_for(pool.close(timeout=5), 15))
+                self.conns = weakref.WeakSet()
+                return
+            except Exception:
+                pass  # (another loop runs in this thread, or the close failed: as below)
+        # The loop is gone, and the pool's workers with it (its close() cannot run): close
+        # its connections themselves.
+        for conn in list(self.conns):
             try:
                 conn.pgconn.finish()
             except Exception:
                 pass
-        pool._closed = True
+        self.conns = weakref.WeakSet()
 
 
 _closing: set[asyncio.Task[None]] = set()
 
-ADB = AsyncDB(int(knob("ASYNC_DB_CONNECTIONS", 4)), float(knob("DB_POOL_TIMEOUT", 10.0)))
+ADB = AsyncDB()

@@ -27,17 +27,7 @@ from core.teka_dd import Position
 START_SECONDS = 60.0
 """How long the child may take to start (import the compiled core)."""
 SOLVE_SECONDS = 30.0
-"""Default budget of one solve (``GAMENIGHT_TEKA_SOLVE_SECONDS``)."""
-
-
-def solve_seconds() -> float:
-    """The budget of one solve: ``GAMENIGHT_TEKA_SOLVE_SECONDS``, else :data:`SOLVE_SECONDS`."""
-    raw = os.environ.get("GAMENIGHT_TEKA_SOLVE_SECONDS", "").strip()
-    try:
-        value = float(raw) if raw else SOLVE_SECONDS
-    except ValueError:
-        value = SOLVE_SECONDS
-    return value if value > 0 else SOLVE_SECONDS
+"""Default budget of one solve (``GAMENIGHT_TEKA_SOLVE_SECONDS``; the server's settings)."""
 
 
 def position_json(p: Position) -> dict[str, Any]:

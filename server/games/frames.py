@@ -10,7 +10,7 @@ from typing import Any
 
 from core.api import ALL
 
-from . import clocks, store
+from . import cache, clocks, reading
 
 CATCHUP_CHUNK = 500
 
@@ -47,24 +47,24 @@ class Frame:
 
 
 def events_frame(
-    e: store.Entry, recs: list[store.Record], state: Any, viewer: int, with_view: bool = True
+    e: cache.Entry, recs: list[cache.Record], state: Any, viewer: int, with_view: bool = True
 ) -> str:
     frame: dict[str, Any] = {
         "type": "events",
         "game": e.game_id,
         "from": recs[0][0] if recs else None,
         "to": recs[-1][0] if recs else e.seq,
-        "events": store.redact_records(e, recs, viewer),
+        "events": reading.redact_records(e, recs, viewer),
     }
     if with_view:
-        frame.update(store.viewer_view(e, state, viewer))
+        frame.update(reading.viewer_view(e, state, viewer))
         clock = clocks.frame_clock(e, frame["to"], state, viewer)
         if clock is not None:
             frame["clock"] = clock
     return json.dumps(frame, separators=(",", ":"))
 
 
-def finished_frame(e: store.Entry, state: Any, seq: int, outcome: Any) -> str:
+def finished_frame(e: cache.Entry, state: Any, seq: int, outcome: Any) -> str:
     return json.dumps(
         {
             "type": "finished",
@@ -83,9 +83,9 @@ def catchup_frames(
     """(head seq, [(last seq, frame)], finished frame or None): everything after ``after``
     for ``viewer``, in chunks, the view of the head state on the last frame (always at least
     one frame); the ``finished`` frame when the game is over."""
-    e = store.entry(game_id, fresh=True)
+    e = cache.entry(game_id, fresh=True)
     clocks.ensure(e)
-    with store.game_lock(game_id):
+    with cache.game_lock(game_id):
         head, state, recs = e.seq, e.state, e.log[max(after, 0) : e.seq]
     out: list[tuple[int, str]] = []
     for i in range(0, max(len(recs), 1), CATCHUP_CHUNK):

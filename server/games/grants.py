@@ -18,16 +18,17 @@ statements, for operators who migrate by other means: :func:`grant_sql` (docs/de
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 READ_ONLY = ("games_chainhead", "django_migrations")
-APPEND_ONLY = ("games_event",)
+APPEND_ONLY = ("games_event", "games_correction", "leagues_clubevent")
 
 
 def app_role() -> str | None:
     """The role to give the server's rights to, or None."""
-    explicit = os.environ.get("GAMENIGHT_APP_ROLE", "").strip()
+    from .dbpool import knob
+
+    explicit = str(knob("APP_ROLE", ""))
     if explicit:
         return explicit
     from server import dbconfig
@@ -36,11 +37,15 @@ def app_role() -> str | None:
     return creds[0] if creds else None
 
 
-def grant_sql(role: str, schema: str = "public") -> list[str]:
-    """The statements (run by the owner) that give ``role`` the server's rights."""
+def grant_sql(role: str, schema: str = "public", present: set[str] | None = None) -> list[str]:
+    """The statements (run by the owner) that give ``role`` the server's rights.
+    ``present``: the tables the database has (a database migrated back to an older schema
+    lacks the newer ones); None: all of them."""
     from psycopg import sql
 
     r, s = sql.Identifier(role), sql.Identifier(schema)
+    append_only = tuple(t for t in APPEND_ONLY if present is None or t in present)
+    read_only = tuple(t for t in READ_ONLY if present is None or t in present)
 
     def tables(names: tuple[str, ...]) -> Any:
         return sql.SQL(", ").join(sql.Identifier(schema, n) for n in names)
@@ -51,9 +56,9 @@ def grant_sql(role: str, schema: str = "public") -> list[str]:
         sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {} TO {}")
         .format(s, r),
         sql.SQL("GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {} TO {}").format(s, r),
-        sql.SQL("REVOKE ALL ON {} FROM {}").format(tables(APPEND_ONLY + READ_ONLY), r),
-        sql.SQL("GRANT SELECT, INSERT ON {} TO {}").format(tables(APPEND_ONLY), r),
-        sql.SQL("GRANT SELECT ON {} TO {}").format(tables(READ_ONLY), r),
+        sql.SQL("REVOKE ALL ON {} FROM {}").format(tables(append_only + read_only), r),
+        sql.SQL("GRANT SELECT, INSERT ON {} TO {}").format(tables(append_only), r),
+        sql.SQL("GRANT SELECT ON {} TO {}").format(tables(read_only), r),
     ]
     return [stmt.as_string(None) for stmt in stmts]
 
@@ -76,7 +81,9 @@ def grant_app_role(using: str = "default", role: str | None = None) -> str | Non
         if not exists:
             raise RuntimeError(f"the server's database role {role!r} does not exist "
                                f"(docs/deploy.md, 'Database roles')")
-        for stmt in grant_sql(role, schema):
+        cur.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", [schema])
+        present = {str(row[0]) for row in cur.fetchall()}
+        for stmt in grant_sql(role, schema, present):
             cur.execute(stmt)
     return role
 

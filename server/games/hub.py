@@ -13,16 +13,17 @@ import contextlib
 import gc
 import json
 import logging
-import os
 import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
+
+from django.conf import settings
 
 from core.api import SPECTATOR
 
-from . import store
+from . import cache, listeners, seating
 from .dbpool import knob
 from .frames import Frame, events_frame, finished_frame
 from .shards import SHARDS
@@ -30,8 +31,6 @@ from .shards import SHARDS
 log = logging.getLogger("server.games")
 
 PROCESS_ID = secrets.token_hex(6)
-AWAY_GAMES = int(os.environ.get("GAMENIGHT_AWAY_GAMES", "4096"))
-"""The most games whose presence times (:attr:`Hub.left_at`) a process keeps."""
 
 
 def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
@@ -41,9 +40,37 @@ def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
         return False
 
 
+class Socket(Protocol):
+    """A game socket as the hub, and whoever finds one through it, sees it
+    (:class:`server.games.consumers.GameConsumer`): who it is, and the few things it may be
+    asked to do. Its other state is its own."""
+
+    @property
+    def seat(self) -> int | None: ...
+
+    @property
+    def viewer(self) -> int: ...
+
+    def push_text(self, item: str | Frame) -> None:
+        """Send a frame after everything sent to it before."""
+
+    def push_live(self, first: int, last: int, text: str | Frame) -> None:
+        """A committed batch of events ``first..last`` (in order; gaps are read from the log)."""
+
+    def push_final(self, text: str | Frame) -> None:
+        """The ``finished`` frame (sent once, after the events before it)."""
+
+    def notified(self, seq: int) -> None:
+        """Another process appended events up to ``seq``."""
+
+    def revoke_seat(self, text: str, code: int) -> None:
+        """Its seat is no longer its own: ``text`` is its last frame, then it closes with
+        ``code``."""
+
+
 class Room:
     def __init__(self) -> None:
-        self.conns: set[Any] = set()
+        self.conns: set[Socket] = set()
         self.viewers: dict[int, int] = {}
         self.seats: list[dict[str, Any]] = []
         self.bot_seats: dict[int, str] = {}
@@ -68,8 +95,8 @@ class Hub:
         # When (monotonic) each seat's last socket here closed, and when this process first
         # had a socket on each game: how long a seat has been away (abandoned seats).
         # Kept for games with no socket here too (a seat away for long may be given to a bot),
-        # up to AWAY_GAMES games, oldest first out; forgotten when a finished game's last
-        # socket closes.
+        # up to GAMENIGHT_AWAY_GAMES games, oldest first out; forgotten when a finished
+        # game's last socket closes.
         self.left_at: dict[tuple[int, int], float] = {}
         self.seen_at: collections.OrderedDict[int, float] = collections.OrderedDict()
         self.forgetting: list[Callable[[int], None]] = []
@@ -90,7 +117,7 @@ class Hub:
     def channel_layer(self) -> Any:
         if not self.layer_checked:
             self.layer_checked = True
-            if os.environ.get("REDIS_URL"):
+            if settings.REDIS_URL:
                 from channels.layers import get_channel_layer
 
                 self.layer = get_channel_layer()
@@ -175,7 +202,7 @@ class Hub:
         task.add_done_callback(self.pending_drops.discard)
 
     # -- membership (event loop thread) --
-    def join(self, game_id: int, conn: Any) -> Room:
+    def join(self, game_id: int, conn: Socket) -> Room:
         with self.lock:
             room = self.rooms.setdefault(game_id, Room())
             self.seen_at.setdefault(game_id, time.monotonic())
@@ -183,7 +210,7 @@ class Hub:
             room.viewers[conn.viewer] = room.viewers.get(conn.viewer, 0) + 1
             return room
 
-    def leave(self, game_id: int, conn: Any) -> None:
+    def leave(self, game_id: int, conn: Socket) -> None:
         with self.lock:
             room = self.rooms.get(game_id)
             if room is None or conn not in room.conns:
@@ -199,9 +226,9 @@ class Hub:
             if not room.conns:
                 self.rooms.pop(game_id, None)
                 self._unsubscribe(game_id)
-                e = store.cached(game_id)
+                e = cache.cached(game_id)
                 if e is not None and e.finished:  # nobody watches a finished game: forget it
-                    store.drop_cache(game_id)
+                    cache.drop_cache(game_id)
                     for forget in self.forgetting:
                         forget(game_id)
                     self._forget_away(game_id)
@@ -214,9 +241,9 @@ class Hub:
                 del self.left_at[key]
 
     def _bound_away(self) -> None:
-        """(under ``self.lock``) at most AWAY_GAMES games' presence times: the games first
-        seen longest ago and with no socket here go first."""
-        most = AWAY_GAMES
+        """(under ``self.lock``) at most ``GAMENIGHT_AWAY_GAMES`` games' presence times: the
+        games first seen longest ago and with no socket here go first."""
+        most = int(knob("AWAY_GAMES", 4096))
         if len(self.seen_at) <= most:
             return
         for game_id in list(self.seen_at):
@@ -244,7 +271,7 @@ class Hub:
             return list(room.viewers) if room is not None else []
 
     # -- after commit (committing thread) --
-    def on_batch(self, batch: store.Batch) -> None:
+    def on_batch(self, batch: listeners.Batch) -> None:
         loop = self.live_loop()
         viewers = self.viewer_ids(batch.game_id)
         if loop is not None and viewers:
@@ -265,7 +292,9 @@ class Hub:
             asyncio.run_coroutine_threadsafe(layer.group_send(f"game-{batch.game_id}", msg), loop)
 
     # -- event loop thread --
-    def deliver(self, batch: store.Batch, frames: dict[int, Frame], final: Frame | None) -> None:
+    def deliver(
+        self, batch: listeners.Batch, frames: dict[int, Frame], final: Frame | None
+    ) -> None:
         room = self.rooms.get(batch.game_id)
         if room is None:
             return
@@ -313,7 +342,7 @@ class Hub:
                     seconds = self.away(game_id, s["seat"])
                     away = int(seconds) if seconds is not None else None
                 seats.append(dict(s, connected=on, away=away))
-        e = store.cached(game_id)
+        e = cache.cached(game_id)
         if e is not None:
             to_act = e.game.visible_to_act(e.state, SPECTATOR)  # the room hears this
         return {
@@ -360,14 +389,13 @@ def freeze_startup_heap() -> None:
 
     ``GAMENIGHT_GC_FREEZE=0`` leaves the collector alone."""
     global _FROZEN
-    on = os.environ.get("GAMENIGHT_GC_FREEZE", "1") not in ("", "0")
-    if _FROZEN or not knob("GC_FREEZE", on):
+    if _FROZEN or not knob("GC_FREEZE", True):
         return
     _FROZEN = True
     gc.collect()
     gc.freeze()
     _gen0, gen1, gen2 = gc.get_threshold()
-    gc.set_threshold(int(os.environ.get("GAMENIGHT_GC_GEN0", "20000")), gen1, gen2)
+    gc.set_threshold(int(knob("GC_GEN0", 20000)), gen1, gen2)
 
 
 def log_heads(game_ids: list[int]) -> dict[int, int]:
@@ -387,7 +415,7 @@ def seat_info(game_id: int) -> list[dict[str, Any]]:
             "name": s.name,
             "taken": s.filled,
             "bot_level": s.bot_level or None,
-            "replaced": store.seat_replaced(s),
+            "replaced": seating.seat_replaced(s),
         }
         for s in Seat.objects.filter(game_id=game_id).order_by("number")
     ]

@@ -19,7 +19,6 @@ client's, from ``X-Real-IP`` (``GAMENIGHT_BEHIND_PROXY``, docs/deploy.md).
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from typing import Any, cast
@@ -28,6 +27,8 @@ from django.conf import settings
 from limits import RateLimitItem, parse
 from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import MovingWindowRateLimiter
+
+from .dbpool import knob
 
 DEFAULT_RATE = "60/minute"
 NAMESPACE = "gamenight-join"
@@ -48,8 +49,7 @@ class Limited(Exception):
 
 def rate() -> str:
     """The limit in force, as ``limits`` reads it ("60/minute", "10 per 10 seconds")."""
-    knobs: dict[str, Any] = getattr(settings, "GAMENIGHT", {})
-    return str(knobs.get("JOIN_RATE") or DEFAULT_RATE)
+    return str(knob("JOIN_RATE", DEFAULT_RATE) or DEFAULT_RATE)
 
 
 def _item(text: str) -> RateLimitItem:
@@ -61,7 +61,7 @@ def _item(text: str) -> RateLimitItem:
 
 def _get_limiter() -> MovingWindowRateLimiter:
     global _limiter, _storage_url
-    url = os.environ.get("REDIS_URL", "")
+    url = str(settings.REDIS_URL)
     with _lock:
         if _limiter is None or url != _storage_url:
             storage = cast(Storage, storage_from_string(url)) if url else MemoryStorage()

@@ -4,13 +4,14 @@ The event log is the truth: a game's state is ``fold(evolve, events)``. Rows of
 ``games_event`` are never updated, deleted or truncated (triggers refuse it, see migrations
 0002 and 0003; the server's role may only INSERT and SELECT them, see :mod:`.grants`), each
 row's ``hash`` chains it to the previous one, and :class:`ChainHead` keeps each game's last
-hash and event count outside the event table (see ``store.verify_chain``).
+hash and event count outside the event table (see ``server.games.chain.verify_chain``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
@@ -32,7 +33,7 @@ def new_join_code() -> str:
 
 def new_seat_code() -> str:
     """A fresh random seat code (unique by the database's constraint; see
-    ``store.fresh_seat_code`` for the retry on the rare clash)."""
+    :func:`server.games.tables.fresh_code` for the retry on the rare clash)."""
     return "".join(secrets.choice(JOIN_ALPHABET) for _ in range(SEAT_CODE_LENGTH))
 
 
@@ -70,6 +71,10 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     outcome = models.JSONField(null=True, blank=True)
+    # The result as last corrected by an organiser (NULL: never corrected): the ``new_result``
+    # of the game's latest Correction, written by the database when one is appended (migration
+    # 0013) and refused otherwise. ``outcome`` stays the log's own end.
+    corrected = models.JSONField(null=True, blank=True, editable=False)
     league = models.ForeignKey(
         "leagues.League", null=True, blank=True, on_delete=models.PROTECT, related_name="games"
     )
@@ -99,6 +104,11 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.status})"
+
+    @property
+    def result(self) -> Any:
+        """The result that counts: the latest correction's, else the log's outcome."""
+        return self.corrected if self.corrected is not None else self.outcome
 
     def clean(self) -> None:
         """A game joins only a league of its own kind, and a season of its league."""
@@ -182,6 +192,38 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.game_id} #{self.seq} {self.type}"
+
+
+class Correction(models.Model):
+    """An organiser's correction of a finished game's result, appended after its end: who,
+    when, why, the result it replaces (``old_result``) and the result that counts from
+    now on (``new_result``, decided by the rules core from ``command``, a ``result``
+    command: adjudicated winners and scores, a forfeit, or void). Append-only like the log
+    (migration 0013): UPDATE, DELETE and TRUNCATE are refused, ``n`` counts 1, 2, ... per
+    game (the unique ``(game, n)`` is the concurrency control: two organisers correcting at
+    once, one wins), ``old_result`` must be the result that counted until then, and the
+    database then writes ``new_result`` into ``Game.corrected``. A correction of a
+    correction is one more row."""
+
+    id = models.BigAutoField(primary_key=True)
+    game = models.ForeignKey(Game, on_delete=models.DO_NOTHING, related_name="corrections")
+    n = models.PositiveIntegerField()
+    at = models.DateTimeField(default=timezone.now)
+    by = models.CharField(max_length=150, help_text="the organiser who made it (username)")
+    why = models.TextField(max_length=500)
+    old_result = models.JSONField()
+    new_result = models.JSONField()
+    command = models.JSONField()
+
+    class Meta:
+        ordering = ["game", "n"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "n"], name="correction_game_n"),
+            models.CheckConstraint(condition=models.Q(n__gte=1), name="correction_n_from_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"correction {self.n} of game {self.game_id} by {self.by}"
 
 
 class ChainHead(models.Model):

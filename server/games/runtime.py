@@ -13,12 +13,11 @@ The names the consumers use are importable from here.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 from typing import Any
 
-from . import clocks, store
+from . import append, clocks, listeners, loopsubmit
 from .bots import BOTS
 from .dbpool import knob
 from .frames import Frame, catchup_frames
@@ -29,50 +28,51 @@ __all__ = ["BOTS", "HUB", "SHARDS", "Frame", "catchup_frames", "install", "knob"
            "submit"]
 
 
-async def submit(game_id: int, seat: int, command: Any, expected_seq: Any) -> store.SubmitResult:
+async def submit(game_id: int, seat: int, command: Any, expected_seq: Any) -> append.SubmitResult:
     """A seat's command from its socket: ``{"type": "replace_with_bot", "seat": K}`` is the
     table's (:func:`server.games.clocks.replace_with_bot`, told how long K has had no socket
-    here), any other the game's (:func:`server.games.store.submit_async`)."""
-    store.check_expected(expected_seq)
+    here), any other the game's (:func:`server.games.loopsubmit.submit_async`)."""
+    append.check_expected(expected_seq)
     if isinstance(command, dict) and command.get("type") == "replace_with_bot":
         away = HUB.away(game_id, command.get("seat"))
         return await SHARDS.call(
             game_id, clocks.replace_with_bot, game_id, seat, command, expected_seq, away
         )
-    return await store.submit_async(game_id, seat, command, expected_seq)
+    return await loopsubmit.submit_async(game_id, seat, command, expected_seq)
 
 
 def install() -> None:
     """Wire the process's parts together (called from AppConfig.ready): the clocks, the hub
     and the bot runner hear of each commit, in that order (frames show the clock; bots start
     after the frames are out), and the clocks and the hub get the bot runner."""
-    die_with = os.environ.get("GAMENIGHT_DIE_WITH", "")
-    if die_with.isdigit():  # a daphne of server.run: stop when server.run is gone
+    die_with = knob("DIE_WITH", None)
+    if die_with is not None:  # a daphne of server.run: stop when server.run is gone
         from server import lifeline
 
         # On Linux the kernel signals us (PR_SET_PDEATHSIG, set before exec); this covers a
         # server.run that died before that, and other systems.
         lifeline.die_with_parent(int(die_with), signal.SIGTERM,
                                  watchdog=not sys.platform.startswith("linux"))
-    if os.environ.get("GAMENIGHT_TEEKO_BUILD"):  # (an operator's: see solved.py)
+    if knob("TEEKO_BUILD", []):  # (an operator's: see solved.py)
         from . import solved
 
         solved.build_at_start()
-    if os.environ.get("GAMENIGHT_HEAP_PROFILE"):
+    profile = str(knob("HEAP_PROFILE", ""))
+    if profile:
         from server.ops import heapprofile
 
-        heapprofile.start(os.environ["GAMENIGHT_HEAP_PROFILE"])
-    interval = os.environ.get("GAMENIGHT_SWITCH_INTERVAL")
-    if interval:
+        heapprofile.start(profile)
+    interval = knob("SWITCH_INTERVAL", None)
+    if interval is not None:
         sys.setswitchinterval(float(interval))
-    if clocks.on_batch not in store.LISTENERS:
-        store.LISTENERS.insert(0, clocks.on_batch)  # (before the hub: frames show the clock)
-    if HUB.on_batch not in store.LISTENERS:
-        store.LISTENERS.append(HUB.on_batch)
-    if BOTS.after_batch not in store.LISTENERS:
-        store.LISTENERS.append(BOTS.after_batch)
+    if clocks.on_batch not in listeners.LISTENERS:
+        listeners.LISTENERS.insert(0, clocks.on_batch)  # (before the hub: frames show the clock)
+    if HUB.on_batch not in listeners.LISTENERS:
+        listeners.LISTENERS.append(HUB.on_batch)
+    if BOTS.after_batch not in listeners.LISTENERS:
+        listeners.LISTENERS.append(BOTS.after_batch)
     if BOTS.forget not in HUB.forgetting:
         HUB.forgetting.append(BOTS.forget)
     clocks.use_bots(BOTS)
-    if HUB.on_seats_changed not in store.SEAT_LISTENERS:
-        store.SEAT_LISTENERS.append(HUB.on_seats_changed)
+    if HUB.on_seats_changed not in listeners.SEAT_LISTENERS:
+        listeners.SEAT_LISTENERS.append(HUB.on_seats_changed)

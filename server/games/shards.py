@@ -31,8 +31,12 @@ _T = TypeVar("_T")
 
 
 class Shards:
-    def __init__(self, n: int) -> None:
-        self.n = max(1, n)
+    """``n`` worker threads (None: ``GAMENIGHT_DB_SHARDS``, read from the settings when the
+    first job comes)."""
+
+    def __init__(self, n: int | None = None) -> None:
+        self.wanted = n
+        self.n = 1
         self.queues: list[queue.SimpleQueue[Any]] = []
         self.threads: list[threading.Thread] = []
         self.lock = threading.Lock()
@@ -41,6 +45,7 @@ class Shards:
         with self.lock:
             if self.queues:
                 return
+            self.n = max(1, int(knob("DB_SHARDS", 8) if self.wanted is None else self.wanted))
             qs: list[queue.SimpleQueue[Any]] = [queue.SimpleQueue() for _ in range(self.n)]
             for i, q in enumerate(qs):
                 t = threading.Thread(
@@ -119,4 +124,4 @@ def _release_connection() -> None:
         log.debug("could not release a connection", exc_info=True)
 
 
-SHARDS = Shards(int(knob("DB_SHARDS", 8)))
+SHARDS = Shards()

@@ -16,7 +16,6 @@ endpoints answer at once that analysis is not available (:func:`ensure_table`).
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 import threading
@@ -81,8 +80,9 @@ def start_build(squares: str) -> str:
 
 def build_at_start() -> None:
     """Start the builds of the sets named in ``GAMENIGHT_TEEKO_BUILD`` (comma separated)."""
-    for squares in filter(None, (s.strip() for s in
-                                 os.environ.get("GAMENIGHT_TEEKO_BUILD", "").split(","))):
+    from .dbpool import knob
+
+    for squares in knob("TEEKO_BUILD", []):
         try:
             log.warning("%s", start_build(squares))
         except ValueError as exc:

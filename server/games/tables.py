@@ -29,7 +29,6 @@ The organiser of a table is its creator (``Game.created_by``) or a staff user.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import io
@@ -40,7 +39,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from . import store, tablerules
+from . import append, cache, creating, hooks, listeners, seating, tablerules
 from .inputs import shown
 from .models import JOIN_ALPHABET, SEAT_CODE_LENGTH, Game, Seat, new_seat_code
 
@@ -79,7 +78,7 @@ def by_code(code: Any) -> tuple[Game, int]:
         row = Seat.objects.filter(code=up).select_related("game").first()
         if row is not None:
             return row.game, row.number
-    raise store.NotFound(f"no seat with code {shown(code, MAX_CODE)}")
+    raise cache.NotFound(f"no seat with code {shown(code, MAX_CODE)}")
 
 
 def fresh_code() -> str:
@@ -104,7 +103,7 @@ def holds_seat(g: Game, user: Any = None, seat: Any = None, secret: Any = None) 
     if isinstance(seat, int) and not isinstance(seat, bool) and isinstance(secret, str):
         return any(
             r.number == seat and r.kind == Seat.GUEST and r.claimed and bool(r.secret)
-            and hmac.compare_digest(r.secret, store.hash_secret(secret))
+            and hmac.compare_digest(r.secret, creating.hash_secret(secret))
             for r in rows
         )
     return False
@@ -126,9 +125,7 @@ def listed(qs: Any, user: Any) -> Any:
         return qs  # (the club's staff organise every table)
     shown_ = Q(public=True)
     if _authed(user):
-        from server.leagues import access
-
-        if access.is_organiser(user):  # (a league organiser: every league's tables)
+        if hooks.leagues().is_organiser(user):  # (a league organiser: every league's tables)
             shown_ |= Q(league_id__isnull=False)
         shown_ |= (
             Q(created_by_id=user.pk)
@@ -159,7 +156,7 @@ def set_public(game_id: int, public: Any, user: Any) -> dict[str, Any]:
     with transaction.atomic():
         g = Game.objects.select_for_update().filter(pk=game_id).first()
         if g is None:
-            raise store.NotFound(f"no game {game_id}")
+            raise cache.NotFound(f"no game {game_id}")
         if not is_organiser(user, g):
             raise TableError(
                 403, "forbidden",
@@ -191,7 +188,7 @@ def _organiser_game(game_id: int, user: Any) -> Game:
     """The game row, locked for this transaction, when ``user`` organises it."""
     g = Game.objects.select_for_update().filter(pk=game_id).first()
     if g is None:
-        raise store.NotFound(f"no game {game_id}")
+        raise cache.NotFound(f"no game {game_id}")
     if not is_organiser(user, g):
         raise TableError(
             403,
@@ -226,13 +223,8 @@ def _revoke_sockets(game_id: int, seat: int, reason: str) -> None:
         if room is None:
             return
         for conn in list(room.conns):
-            if conn.seat != seat:
-                continue
-            conn.push_text(text)
-            conn.ready = False  # (later frames wait in its pending list and are never sent)
-            conn.catching_up = True  # (and no catch-up starts for it either)
-            task = asyncio.ensure_future(conn._close_after_sent(RELEASED_CLOSE))
-            conn.release_task = task  # (keep a reference until it is done)
+            if conn.seat == seat:
+                conn.revoke_seat(text, RELEASED_CLOSE)
 
     loop.call_soon_threadsafe(on_loop)
 
@@ -255,14 +247,14 @@ def release(game_id: int, seat: Any, user: Any) -> dict[str, Any]:
         )
         transaction.on_commit(lambda: _revoke_sockets(
             game_id, seat, "the organiser handed this seat to another phone"))
-        transaction.on_commit(lambda: store._notify_seats(game_id))
+        transaction.on_commit(lambda: listeners.notify_seats(game_id))
     return {"game": game_id, "seat": seat, "code": code, "name": row.name}
 
 
 def to_bot(game_id: int, seat: Any, level: Any, user: Any) -> dict[str, Any]:
     """The organiser hands ``seat`` to a bot of ``level`` (None: the kind's default): a
     ``seat_to_bot`` event (``by`` null) and the bot seat row, in one transaction. A player's
-    seat keeps its user or guest on the row (see :func:`store.seat_replaced`)."""
+    seat keeps its user or guest on the row (see :func:`seating.seat_replaced`)."""
     from .bots import BOTS
     from .shards import SHARDS
 
@@ -274,27 +266,27 @@ def to_bot(game_id: int, seat: Any, level: Any, user: Any) -> dict[str, Any]:
                 row = _seat_row(g, seat)
                 if row.kind == Seat.BOT:
                     raise TableError(409, "bot_seat", f"seat {seat} is played by a bot already")
-                lvl = store.bot_level(g.kind, level)  # (OptionsError: 400)
+                lvl = creating.bot_level(g.kind, level)  # (OptionsError: 400)
                 Seat.objects.filter(pk=row.pk).update(
                     kind=Seat.BOT, bot_level=lvl, claimed=True, name=row.name or f"Bot ({lvl})"
                 )
                 # (before the event's own on_commit: the bot runner must see the new bot seat)
                 transaction.on_commit(lambda: BOTS.bot_seats.pop(game_id, None))
-                e = store.entry(game_id, fresh=True)
+                e = cache.entry(game_id, fresh=True)
                 event = {"type": "seat_to_bot", "seat": seat, "by": None, "level": lvl}
-                result = store.submit(game_id, 0, None, e.seq, pre=[(None, event)])
+                result = append.submit(game_id, 0, None, e.seq, pre=[(None, event)])
                 others = Seat.objects.filter(game_id=game_id).exclude(pk=row.pk)
                 if g.status == Game.OPEN and all(s.filled for s in others):
                     if Game.objects.filter(pk=game_id, status=Game.OPEN).update(
                         status=Game.LIVE
                     ):
-                        store.start_running(game_id)
+                        seating.start_running(game_id)
                 transaction.on_commit(lambda: _revoke_sockets(
                     game_id, seat, "the organiser handed this seat to a bot"))
-                transaction.on_commit(lambda: store._notify_seats(game_id))
+                transaction.on_commit(lambda: listeners.notify_seats(game_id))
                 transaction.on_commit(lambda: SHARDS.submit(game_id, BOTS.kick, game_id))
             return {"game": game_id, "seat": seat, "level": lvl, "seq": result.seq}
-        except store.StaleError:  # a move came in meanwhile: append after it
+        except append.StaleError:  # a move came in meanwhile: append after it
             continue
     raise TableError(409, "busy", "the game kept moving: try again")
 
@@ -333,7 +325,7 @@ def _held_seat(g: Game, user: Any, seat: Any, secret: Any) -> Seat:
             r.kind == Seat.GUEST
             and isinstance(secret, str)
             and r.secret
-            and hmac.compare_digest(r.secret, store.hash_secret(secret))
+            and hmac.compare_digest(r.secret, creating.hash_secret(secret))
         ):
             return r
     raise TableError(
@@ -348,7 +340,7 @@ def _specs(g: Game) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for r in g.seat_set.all():
         if r.kind == Seat.BOT:  # (a bot that took over a player's seat gets a bot's name)
-            name = None if store.seat_replaced(r) else r.name
+            name = None if seating.seat_replaced(r) else r.name
             out.append({"kind": "bot", "level": r.bot_level or None, "name": name})
         elif r.kind == Seat.USER and r.user is not None:
             out.append({"kind": "user", "user": r.user})
@@ -362,8 +354,8 @@ def _specs(g: Game) -> list[dict[str, Any]]:
 def _new_seat(new: Game, old_seat: int) -> int:
     """Where the person of ``old_seat`` sits in the rematch: the same seat, unless its start
     drew for seats again (Teka's ``draw_for_partners``)."""
-    e = store.entry(new.pk, fresh=True)
-    order = store.seating([ev for _s, _seat, ev in e.log])
+    e = cache.entry(new.pk, fresh=True)
+    order = creating.seating([ev for _s, _seat, ev in e.log])
     return order.index(old_seat) if order and old_seat in order else old_seat
 
 
@@ -374,7 +366,7 @@ def rematch(game_id: int, user: Any, seat: Any, secret: Any) -> dict[str, Any]:
     with transaction.atomic():
         g = Game.objects.select_for_update().filter(pk=game_id).first()
         if g is None:
-            raise store.NotFound(f"no game {game_id}")
+            raise cache.NotFound(f"no game {game_id}")
         if g.status != Game.FINISHED:
             raise TableError(409, "not_finished", "a rematch follows a finished game")
         held = _held_seat(g, user, seat, secret)
@@ -385,7 +377,7 @@ def rematch(game_id: int, user: Any, seat: Any, secret: Any) -> dict[str, Any]:
                 rules = {k: v for k, v in rules.items() if k in tablerules.RULE_KEYS}
                 if rules.get("clock") is None:
                     rules.pop("increment", None)  # (stored as 0 without a clock)
-            new = store.create_game(g.kind, g.options, _specs(g), created_by=g.created_by,
+            new = creating.create_game(g.kind, g.options, _specs(g), created_by=g.created_by,
                                     table=rules)
             Game.objects.filter(pk=new.pk).update(rematch_of=g, public=g.public)
             Seat.objects.filter(game_id=new.pk, kind=Seat.GUEST).update(secret="")
@@ -394,7 +386,7 @@ def rematch(game_id: int, user: Any, seat: Any, secret: Any) -> dict[str, Any]:
         new_secret: str | None = None
         if held.kind == Seat.GUEST:
             new_secret = _derived_secret(new.pk, held.number, str(secret))
-            hashed = store.hash_secret(new_secret)
+            hashed = creating.hash_secret(new_secret)
             row = Seat.objects.select_for_update().get(game_id=new.pk, number=where)
             if row.kind != Seat.GUEST or (row.secret and row.secret != hashed):
                 raise TableError(409, "taken", f"seat {where} of the rematch is not yours")

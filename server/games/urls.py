@@ -23,6 +23,7 @@ urlpatterns = [
     path("api/login/", views.login),
     path("api/me/", views.me),
     path("api/logout/", views.logout),
+    path("api/guest/", views.guest),
     path("api/sessions/", views.sessions),
     path("api/sessions/<id:session_id>/revoke/", views.session_revoke),
     path("api/sessions/revoke_others/", views.sessions_revoke_others),

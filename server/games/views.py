@@ -22,11 +22,25 @@ from core import upcast
 from core.api import ALL, SPECTATOR, OptionsError, dumps
 from core.errors import EventVersionError
 
-from . import accounts, clocks, dbpool, store, tablerules, tables
+from . import (
+    accounts,
+    cache,
+    chain,
+    clocks,
+    corrections,
+    creating,
+    dbpool,
+    hooks,
+    reading,
+    seating,
+    tablerules,
+    tables,
+)
 from .inputs import BadInput, loads, shown
 from .inputs import reason as safe_reason
 from .middleware import unavailable_response
 from .models import Event, Game, Token
+from .wording import outcome_text
 
 log = logging.getLogger("server.games")
 
@@ -59,9 +73,9 @@ def api(methods: tuple[str, ...]) -> Callable[[Callable[..., Any]], Callable[...
                 return error(exc.status, exc.code, exc.reason)
             except BadInput as exc:
                 return error(400, "malformed", exc.reason)
-            except store.NotFound as exc:
+            except cache.NotFound as exc:
                 return error(404, "not_found", str(exc))
-            except (OptionsError, store.JoinError) as exc:
+            except (OptionsError, seating.JoinError) as exc:
                 return error(400, "bad_request", str(exc))
             except EventVersionError as exc:  # (the log was written by a newer release)
                 return error(409, "log_too_new", str(exc))
@@ -87,7 +101,7 @@ def token_user(request: HttpRequest) -> Any:
     :func:`accounts.session_user`), else None."""
     auth = request.headers.get("Authorization", "")
     if auth.startswith("Token "):
-        return store.user_for_token(auth[6:].strip(), request)
+        return seating.user_for_token(auth[6:].strip(), request)
     return accounts.session_user(request)
 
 
@@ -135,7 +149,7 @@ def game_json(
                 "name": s.name,
                 "taken": s.filled,
                 "bot_level": s.bot_level or None,
-                "replaced": store.seat_replaced(s),
+                "replaced": seating.seat_replaced(s),
                 "code": s.code if codes or s.number == own_seat else None,
             }
             for s in g.seat_set.all()
@@ -143,7 +157,8 @@ def game_json(
         "seq": seq,
         "created_at": iso(g.created_at),
         "finished_at": iso(g.finished_at),
-        "outcome": g.outcome,
+        "outcome": g.result,
+        "corrections": corrections_json(g),
         "table": table.get(g.pk),
         "league": g.league_id,
         "season": g.season_id,
@@ -154,7 +169,7 @@ def game_json(
 def get_game(game_id: int) -> Game:
     g = Game.objects.filter(pk=game_id).first()
     if g is None:
-        raise store.NotFound(f"no game {game_id}")
+        raise cache.NotFound(f"no game {game_id}")
     return g
 
 
@@ -172,7 +187,7 @@ def viewer_of(request: HttpRequest, g: Game) -> int:
     if not 0 <= n < g.num_seats:
         raise ApiError(400, "bad_request", f"seat is 0..{g.num_seats - 1} at this table")
     secret = request.headers.get("X-Seat-Secret") or request.GET.get("secret")
-    if not store.seat_holder_ok(g.pk, n, user=request.api_user, secret=secret):  # type: ignore[attr-defined]
+    if not seating.seat_holder_ok(g.pk, n, user=request.api_user, secret=secret):  # type: ignore[attr-defined]
         raise ApiError(403, "forbidden", f"these credentials do not hold seat {n}")
     return n
 
@@ -222,6 +237,38 @@ def logout(request: HttpRequest) -> Any:
     if request.api_user is None or not accounts.log_out(request):  # type: ignore[attr-defined]
         raise ApiError(401, "not_logged_in", NOT_LOGGED_IN)
     return {"logged_out": True}
+
+
+GUEST_PREFIX = "guest-"
+"""User names of the throw-away organisers :func:`guest` makes."""
+
+
+@api(("POST",))
+def guest(request: HttpRequest) -> Any:
+    """A browser without an account starts a table: a throw-away organiser (a user named
+    ``guest-<10 hex>`` with no usable password, so nobody logs in as it) logged in on this
+    browser's session, as a browser login is (the page's CSRF token needed). A browser
+    already logged in keeps its user. Limited per address, as joins are: ``{"username",
+    "csrf", "guest"}``."""
+    body(request)
+    if not accounts.csrf_ok(request):
+        raise ApiError(403, "csrf_failed", "starting a table from a page needs the page's "
+                       "CSRF token (header X-CSRFToken) from the same site: reload the page")
+    user = request.api_user  # type: ignore[attr-defined]
+    if user is not None:
+        return {"username": user.get_username(), "csrf": get_token(request), "guest": False}
+    limited = rate_limited(request)
+    if limited is not None:
+        return limited
+    import secrets
+
+    from django.contrib.auth import get_user_model
+
+    model = get_user_model()
+    made = model.objects.create_user(GUEST_PREFIX + secrets.token_hex(5))  # (no password)
+    t = accounts.log_in_browser(request, made)
+    return {"username": made.get_username(), "csrf": get_token(request), "guest": True,
+            "session": t.pk, "expires_at": iso(t.expires_at)}
 
 
 NOT_LOGGED_IN = "send Authorization: Token <key> (or log in on the page)"
@@ -290,7 +337,7 @@ def kinds(request: HttpRequest) -> Any:
                 **g.info(g.max_seats),
                 "default_options": defaults,
                 "example_options": examples,
-                "bot_levels": store.bot_levels(name),
+                "bot_levels": creating.bot_levels(name),
             }
         )
     return {"kinds": out}
@@ -353,9 +400,7 @@ def rate_limited(request: HttpRequest) -> JsonResponse | None:
 
 def open_due_fixtures() -> None:
     """(the lists of tables) league fixtures whose date has come become tables."""
-    from server.leagues.fixtures import open_due_now
-
-    open_due_now()
+    hooks.leagues().open_due_fixtures()
 
 
 def query_id(raw: str, what: str) -> int:
@@ -386,7 +431,7 @@ def create(request: HttpRequest) -> Any:
     if join is not None and not isinstance(join, dict):
         raise ApiError(400, "malformed", "join is an object like {'seat': 0, 'name': 'Ann'}")
     with transaction.atomic():
-        game = store.create_game(
+        game = creating.create_game(
             cast(str, data.get("kind")),  # (any value: create_game refuses what is no kind)
             data.get("options") or {},
             data.get("seats"),
@@ -406,13 +451,13 @@ def create(request: HttpRequest) -> Any:
             if refused is not None:
                 raise ApiError(403, "forbidden", refused)
             place = join.get("seat")
-            seat = store.table_seat(game, place) if place is not None else None
+            seat = seating.table_seat(game, place) if place is not None else None
             try:
-                seat, secret = store.join_seat(game.pk, seat, user=user, name=join.get("name"))
-            except store.JoinError as exc:
+                seat, secret = seating.join_seat(game.pk, seat, user=user, name=join.get("name"))
+            except seating.JoinError as exc:
                 if place is not None and seat != place:  # say it in the caller's numbers
                     said = str(exc).replace(f"seat {seat}", f"seat {place}")
-                    raise store.JoinError(said) from None
+                    raise seating.JoinError(said) from None
                 raise
             joined = {"seat": seat, "secret": secret}
         out = game_json(get_game(game.pk), codes=True)  # (its creator: the codes to hand out)
@@ -432,27 +477,15 @@ def create(request: HttpRequest) -> Any:
 def create_refused(user: Any, game: Game) -> str | None:
     """Why ``user`` may not have created ``game`` (checked after the input, in its
     transaction), or None: a game in a league needs a member of the league or an
-    organiser; seats reserved for other users need an organiser."""
-    from server.leagues import access
-
-    if game.league_id is not None:
-        refused = access.may_create_in(user, game.league)  # type: ignore[arg-type]
-        if refused is not None:
-            return refused
-    me = user.pk if user is not None and getattr(user, "is_authenticated", False) else None
-    others = [s.name for s in game.seat_set.all() if s.kind == s.USER and s.user_id != me]
-    refused = access.may_reserve_for(user, others)
-    if refused is None and game.league_id is not None:
-        refused = access.league_seats_refused(user, game)
-    return refused
+    organiser; seats reserved for other users need an organiser (the leagues app says:
+    :class:`server.games.hooks.Leagues`)."""
+    return hooks.leagues().create_refused(user, game)
 
 
 def join_refused(user: Any, game: Game) -> str | None:
     """Why ``user`` may not take an open seat of ``game`` (a league game's seats are for its
     members, as themselves), or None."""
-    from server.leagues import access
-
-    return access.may_join(user, game)
+    return hooks.leagues().join_refused(user, game)
 
 
 def running_season(league: Any) -> Any:
@@ -460,9 +493,7 @@ def running_season(league: Any) -> Any:
     names none: the league's one season running today, else none."""
     if not isinstance(league, int) or isinstance(league, bool) or not 0 < league < 2**63:
         return None  # (no league, or a bad one: create_game says why)
-    from server.leagues.models import Season
-
-    return Season.running(league)
+    return hooks.leagues().running_season(league)
 
 
 @api(("GET",))
@@ -517,8 +548,8 @@ def _join(
         raise ApiError(403, "forbidden", refused)
     asked = data.get("seat")
     if seat is not None and asked is not None and asked != seat:
-        raise store.JoinError(f"the code names seat {seat}, not seat {shown(asked)}")
-    seat, secret = store.join_seat(
+        raise seating.JoinError(f"the code names seat {seat}, not seat {shown(asked)}")
+    seat, secret = seating.join_seat(
         game_id,
         seat if seat is not None else asked,
         user=user,
@@ -621,18 +652,18 @@ def state(request: HttpRequest, game_id: int) -> Any:
     except ValueError:
         raise ApiError(400, "malformed", "seq must be an integer") from None
     if seq is not None:
-        head = store.entry(game_id, fresh=True).seq
+        head = cache.entry(game_id, fresh=True).seq
         if not 0 <= seq <= head:
             raise ApiError(400, "bad_request", f"seq is 0..{head} for this game (its log so far)")
-    e, at, st = store.state_at(game_id, seq)
+    e, at, st = reading.state_at(game_id, seq)
     out = {"game": game_id, "kind": g.kind, "seq": at, "head": e.seq, "viewer": viewer}
-    out.update(store.viewer_view(e, st, viewer))
+    out.update(reading.viewer_view(e, st, viewer))
     if at == e.seq and clocks.ensure(e) is not None:
         clock = clocks.frame_clock(e, at, st, viewer)
         if clock is not None:
             out["clock"] = clock
     if request.GET.get("events") in ("1", "true"):
-        out["events"] = store.redact_records(e, e.log[:at], viewer)
+        out["events"] = reading.redact_records(e, e.log[:at], viewer)
         out["version"] = upcast.current(g.kind)  # (the events' schema version: today's)
     return out
 
@@ -656,10 +687,10 @@ def export_log(request: HttpRequest, game_id: int) -> Any:
             for s, seat, ev, t, h, v in rows.iterator()
         )
     else:
-        e = store.entry(game_id, fresh=True)
+        e = cache.entry(game_id, fresh=True)
         now = upcast.current(g.kind)
         lines = (dumps({**r, "v": now}) + "\n"
-                 for r in store.redact_records(e, list(e.log), viewer))
+                 for r in reading.redact_records(e, list(e.log), viewer))
     header = (
         dumps(
             {
@@ -687,7 +718,11 @@ def _chain(*parts: Any) -> Any:
 @api(("GET",))
 def verify(request: HttpRequest, game_id: int) -> Any:
     g = get_game(game_id)
-    out = store.verify_chain(game_id).to_json()
+    out = chain.verify_chain(game_id).to_json()
+    problem = corrections.verify_corrections(game_id) if out["ok"] else ""
+    if problem:
+        out.update(ok=False, reason=problem)
+    out["corrections"] = g.corrections.count()
     if g.status != Game.FINISHED:
         # A live game's head hash would let anyone test guesses of a hidden event (who kept
         # at a Teka throw-in: 4 guesses; a Tedoku drawing: a few hundred): given at the end.
@@ -719,7 +754,7 @@ def analysis(request: HttpRequest, game_id: int) -> Any:
         raise ApiError(409, "not_finished", "a game is analysed once it is finished")
     from .solved import ensure_table
 
-    e = store.entry(game_id, fresh=True)
+    e = cache.entry(game_id, fresh=True)
     try:
         out = module.analyse([ev for _, _, ev in e.log])
     except module.NoTable as exc:
@@ -780,7 +815,7 @@ def hint(request: HttpRequest, game_id: int) -> Any:
         raise ApiError(403, "forbidden", "hints only in games against the computer")
     from .solved import ensure_table
 
-    e = store.entry(game_id, fresh=True)
+    e = cache.entry(game_id, fresh=True)
     if e.game.to_act(e.state) != [seat]:
         raise ApiError(409, "not_your_turn", "a hint is for the player to move")
     try:
@@ -792,54 +827,21 @@ def hint(request: HttpRequest, game_id: int) -> Any:
     return out
 
 
-# ------------------------------------------------------------------------------ pages
-
-def _seat_label(s: Any) -> str:
-    if store.seat_replaced(s):
-        return f"{s.name or 'guest'} (left; bot)"
-    if s.kind == s.BOT:
-        return f"bot ({s.bot_level})" if s.bot_level else "bot"
-    if not s.filled:
-        return "open"
-    return str(s.name or "guest")
+# ------------------------------------------------------------------------------ results
 
 
-DECIDED_LABELS = {
-    "adjudicated": "adjudicated",
-    "forfeit": "by forfeit",
-    "off_board": "played off the board",
-    "void": "void",
-}
-
-
-def outcome_text(g: Game, seats: list[Any] | None = None) -> str:
-    """A finished game's result for people: "ada & chen win 104-52", "bob wins",
-    "draw", "void"; a result an organiser decided says so ("ann wins (adjudicated)").
-    "" while the game goes on."""
-    outcome = g.outcome
-    if not outcome:
-        return ""
-    seats = list(g.seat_set.all()) if seats is None else seats
-    names = [_seat_label(s) for s in seats]
-    reason = str(outcome.get("reason", ""))
-    if reason == "void":
-        return "void"
-    winners = [w for w in outcome.get("winners", []) if 0 <= w < len(names)]
-    text = (" & ".join(names[w] for w in winners) + (" win" if len(winners) > 1 else " wins")
-            if winners else "draw")
-    scores = outcome.get("scores") or []
-    sides = core.GAMES[g.kind].sides(len(names)) if g.kind in core.GAMES else []
-    if len(scores) == len(names) and len(sides) == 2 < len(names):  # two partnerships
-        first = next((i for i, side in enumerate(sides) if winners and winners[0] in side), 0)
-        text += f" {scores[sides[first][0]]}-{scores[sides[1 - first][0]]}"
-    elif len(scores) == len(names) == 2:
-        first = winners[0] if winners else 0
-        text += f" {scores[first]}-{scores[1 - first]}"
-    elif len(scores) == len(names):
-        text += " · " + ", ".join(f"{n} {x}" for n, x in zip(names, scores, strict=True))
-    if reason in DECIDED_LABELS:
-        text += f" ({DECIDED_LABELS[reason]})"
-    return text
+def corrections_json(g: Game) -> list[dict[str, Any]]:
+    """The corrections of a game's result, oldest first: who, when, why, the results in
+    words (a query only for a game that has been corrected)."""
+    if g.corrected is None:
+        return []
+    seats = list(g.seat_set.all())
+    return [
+        {"n": c.n, "at": iso(c.at), "by": c.by, "why": c.why, "old": c.old_result,
+         "new": c.new_result, "old_text": outcome_text(g, seats, c.old_result),
+         "new_text": outcome_text(g, seats, c.new_result)}
+        for c in g.corrections.order_by("n")
+    ]
 
 
 def api_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

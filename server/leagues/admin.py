@@ -11,10 +11,12 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from server.games.admin import RealChangesOnly
 from server.games.models import Game
+from server.games.wording import outcome_text
 
-from . import api, club_admin, fixtures, standings
-from .models import Fixture, League, Season
+from . import api, club_admin, fixtures, life, standings
+from .models import ClubEvent, Fixture, Invite, League, Season
 
 
 def player_names(ids: list[Any]) -> str:
@@ -57,8 +59,6 @@ class FixtureInline(admin.TabularInline):
 
     @admin.display(description="result")
     def result(self, obj: Fixture) -> str:
-        from server.games.views import outcome_text
-
         if obj.game is None:
             return "-" if obj.bye else "scheduled (the table opens with its round)"
         return outcome_text(obj.game) or obj.game.status
@@ -85,14 +85,27 @@ def standings_html(rows: list[standings.Row]) -> str:
 
 
 @admin.register(Season)
-class SeasonAdmin(admin.ModelAdmin):
-    list_display = ("name", "league", "start", "end", "overlaps", "pairing", "scoring")
+class SeasonAdmin(RealChangesOnly):
+    list_display = ("name", "league", "state", "start", "end", "overlaps", "pairing",
+                    "scoring")
     list_filter = ("league", "scoring")
     search_fields = ("name", "league__name")
     date_hierarchy = "start"
-    readonly_fields = ("standings_table",)
+    readonly_fields = ("life", "standings_table")
     inlines = [FixtureInline]
     actions = ["generate_next_round", "open_next_round"]
+
+    def get_urls(self) -> list[Any]:
+        return club_admin.season_urls(self) + super().get_urls()
+
+    @admin.display(description="life")
+    def life(self, obj: Season) -> Any:
+        """Its state and the page of its life (close, reopen, entries, withdrawals)."""
+        if obj.pk is None:
+            return "draft: the first round starts it"
+        return format_html('{} · <a href="{}">close, reopen, entries and withdrawals</a>',
+                           obj.get_state_display(),
+                           reverse("admin:leagues_season_life", args=[obj.pk]))
 
     @admin.display(description="overlaps")
     def overlaps(self, obj: Season) -> str:
@@ -114,7 +127,11 @@ class SeasonAdmin(admin.ModelAdmin):
             )
 
     def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
-        """A season with fixtures keeps its league (its fixtures' games are that league's)."""
+        """A season with fixtures keeps its league (its fixtures' games are that league's);
+        a closed season keeps everything that makes its table."""
+        if obj is not None and obj.pk is not None and obj.state == Season.CLOSED:
+            return tuple(f.name for f in Season._meta.fields if f.editable
+                         and f.name != "id") + self.readonly_fields
         if obj is not None and obj.pk is not None and obj.fixtures.exists():
             return ("league", *self.readonly_fields)
         return self.readonly_fields
@@ -210,13 +227,11 @@ class LeagueGameInline(admin.TabularInline):
 
     @admin.display(description="result")
     def result(self, obj: Game) -> str:
-        from server.games.views import outcome_text
-
         return outcome_text(obj, list(obj.seat_set.all())) or "-"
 
 
 @admin.register(League)
-class LeagueAdmin(admin.ModelAdmin):
+class LeagueAdmin(RealChangesOnly):
     list_display = ("name", "kind", "member_count", "game_count")
     filter_horizontal = ("members",)
     readonly_fields = ("standings_table",)
@@ -226,6 +241,15 @@ class LeagueAdmin(admin.ModelAdmin):
 
     def get_urls(self) -> list[Any]:
         return club_admin.league_urls(self) + super().get_urls()
+
+    def save_related(self, request: Any, form: Any, formsets: Any, change: bool) -> None:
+        """(members added or taken out go on the league's record under the organiser's
+        name: see life.on_members_changed)"""
+        token = life.ACTOR.set(request.user.get_username())
+        try:
+            super().save_related(request, form, formsets, change)
+        finally:
+            life.ACTOR.reset(token)
 
     @admin.display(description="members")
     def member_count(self, obj: League) -> int:
@@ -252,3 +276,55 @@ class LeagueAdmin(admin.ModelAdmin):
             ),
         )
         return format_html("<table>{}{}</table>", head, body)
+
+
+@admin.register(Invite)
+class InviteAdmin(admin.ModelAdmin):
+    """Invite links: made for a league (whoever opens one signs up as a member), revoked by
+    an action (on the league's record), never edited."""
+
+    list_display = ("league", "link", "uses", "revoked", "created_by", "created_at")
+    list_filter = ("league", "revoked")
+    fields = ("league", "link", "uses", "revoked", "created_by", "created_at")
+    actions = ["revoke"]
+
+    def get_readonly_fields(self, request: Any, obj: Any = None) -> Any:
+        rest = ("link", "uses", "revoked", "created_by", "created_at")
+        return ("league", *rest) if obj is not None else rest
+
+    @admin.display(description="link")
+    def link(self, obj: Invite) -> Any:
+        if obj.pk is None:
+            return "made when saved"
+        url = self.request_host + obj.path if getattr(self, "request_host", "") else obj.path
+        return format_html('<a href="{}">{}</a>', obj.path, url)
+
+    def get_queryset(self, request: Any) -> Any:
+        self.request_host = request.build_absolute_uri("/").rstrip("/")
+        return super().get_queryset(request)
+
+    def get_form(self, request: Any, obj: Any = None, change: bool = False, **kw: Any) -> Any:
+        self.request_host = request.build_absolute_uri("/").rstrip("/")
+        return super().get_form(request, obj, change, **kw)
+
+    def save_model(self, request: Any, obj: Invite, form: Any, change: bool) -> None:
+        if not change:
+            obj.created_by = request.user.get_username()
+        super().save_model(request, obj, form, change)
+
+    def has_delete_permission(self, request: Any, obj: Any = None) -> bool:
+        return False  # (revoke it: the sign-ups it made stay on the record)
+
+    @admin.action(description="Revoke the selected invite links")
+    def revoke(self, request: Any, queryset: Any) -> None:
+        for inv in queryset.filter(revoked=False).select_related("league"):
+            Invite.objects.filter(pk=inv.pk).update(revoked=True)
+            life.record(inv.league, ClubEvent.INVITE_REVOKED, request.user,
+                        data={"invite": inv.code[:6]})
+            self.message_user(request, f"{inv.league.name}: invite {inv.code[:6]}… revoked")
+
+
+# The games admin with the club's view (a season filter, closing stale tables, deciding and
+# correcting results): the games app's admin knows nothing of leagues.
+admin.site.unregister(Game)
+admin.site.register(Game, club_admin.ClubGameAdmin)

@@ -7,8 +7,9 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from server.games import store
-from server.games.views import api
+from server.games import cache, corrections
+from server.games.models import Game
+from server.games.views import ApiError, api, body, game_json
 
 from .models import League
 
@@ -56,5 +57,31 @@ def league_list(request: HttpRequest) -> Any:
 def league_detail(request: HttpRequest, league_id: int) -> Any:
     lg = League.objects.filter(pk=league_id).first()
     if lg is None:
-        raise store.NotFound(f"no league {league_id}")
+        raise cache.NotFound(f"no league {league_id}")
     return league_json(lg, detail=True)
+
+
+@api(("POST",))
+def correct(request: HttpRequest, game_id: int) -> Any:
+    """``POST /api/games/<id>/correct/ {"why", "reason", "winners", "scores"}``: an
+    organiser corrects a finished game's result (:func:`.results.correct_result`); the
+    answer is the game with its corrections."""
+    from .access import is_organiser
+    from .results import correct_result
+
+    user = request.api_user  # type: ignore[attr-defined]
+    if user is None:
+        raise ApiError(401, "unauthorized", "log in as a league organiser to correct a result")
+    if not is_organiser(user):
+        raise ApiError(403, "forbidden", "only league organisers correct results")
+    g = Game.objects.filter(pk=game_id).first()
+    if g is None:
+        raise cache.NotFound(f"no game {game_id}")
+    data = body(request)
+    try:
+        correct_result(g, user, data.get("why", ""), data.get("winners", []),
+                       data.get("reason", "adjudicated"), data.get("scores"))
+    except corrections.CorrectionStale as exc:
+        raise ApiError(409, "stale", str(exc)) from None
+    g.refresh_from_db()
+    return game_json(g)

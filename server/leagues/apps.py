@@ -10,9 +10,16 @@ class LeaguesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from server.games import store
+        from django.db.models.signals import m2m_changed
 
-        from . import ratings
+        from server.games import hooks, listeners
 
-        if ratings.on_batch not in store.LISTENERS:
-            store.LISTENERS.append(ratings.on_batch)
+        from . import life, ratings
+        from .hooks import ClubLeagues
+        from .models import League
+
+        hooks.use_leagues(ClubLeagues())  # (the games app asks; it imports nothing of this app)
+        if ratings.on_batch not in listeners.LISTENERS:
+            listeners.LISTENERS.append(ratings.on_batch)
+        m2m_changed.connect(life.on_members_changed, sender=League.members.through,
+                            dispatch_uid="gamenight-league-members")

@@ -1,5 +1,7 @@
-"""Club tools for the games admin (used by ``server.games.admin.GameAdmin``): a season
-filter, the players column, closing stale open tables, creating players from a CSV."""
+"""Club tools for the admin: the games admin with the club's view (:class:`ClubGameAdmin`,
+registered in place of ``server.games.admin.GameAdmin``: a season filter, closing stale open
+tables, the pages that decide or correct a result), creating players from a CSV, a season's
+life."""
 
 from __future__ import annotations
 
@@ -18,9 +20,11 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
 from core.api import OptionsError
-from server.games import store
+from server.games import append, cache
+from server.games.admin import GameAdmin
 from server.games.models import Game
 
 from .access import is_organiser
@@ -51,13 +55,6 @@ class SeasonFilter(admin.SimpleListFilter):
         return queryset.filter(season=season)
 
 
-def players(game: Game) -> str:
-    """The seats' players, as the front page names them."""
-    from server.games.views import _seat_label
-
-    return ", ".join(_seat_label(s) for s in game.seat_set.all())
-
-
 def close_stale(queryset: Any, now: Any = None) -> tuple[int, int]:
     """Close the open tables of ``queryset`` created more than :data:`STALE_AFTER` ago: a
     ``void`` result appended to each log. Returns (closed, skipped)."""
@@ -68,8 +65,8 @@ def close_stale(queryset: Any, now: Any = None) -> tuple[int, int]:
             skipped += 1
             continue
         try:
-            store.append_result(game.pk, [], "void")
-        except (OptionsError, store.NotFound, store.StaleError):
+            append.append_result(game.pk, [], "void")
+        except (OptionsError, cache.NotFound, append.StaleError):
             skipped += 1
         else:
             closed += 1
@@ -86,6 +83,41 @@ def close_stale_open_tables(model_admin: Any, request: HttpRequest, queryset: An
         request, f"{closed} stale open tables closed"
         + (f"; {skipped} left as they are (not open, or open for less than 12 h)"
            if skipped else ""), messages.SUCCESS if closed else messages.WARNING)
+
+
+class ClubGameAdmin(GameAdmin):
+    """The games admin as the club uses it: :class:`GameAdmin` with a season filter, closing
+    stale open tables, and the pages that decide a game's result or correct it
+    (:func:`server.leagues.results.admin_urls`), linked from each game."""
+
+    list_filter = ("kind", "status", "public", "league", SeasonFilter,
+                   ("finished_at", admin.DateFieldListFilter),
+                   ("created_at", admin.DateFieldListFilter))
+    actions = [close_stale_open_tables]
+
+    @admin.display(description="see")
+    def links(self, obj: Game) -> str:
+        """The game's page, its log (the replay of a finished game) and the page that
+        decides its result (a game not over) or corrects it (a finished one)."""
+        out = super().links(obj)
+        if obj.pk is None:
+            return out
+        if obj.status != Game.FINISHED:
+            out += format_html(
+                ' · <a href="{}">decide the result (forfeit, adjudicate, void)</a>',
+                reverse("admin:games_game_decide", args=[obj.pk]),
+            )
+        else:
+            out += format_html(
+                ' · <a href="{}">correct the result (with a reason on the record)</a>',
+                reverse("admin:games_game_decide", args=[obj.pk]),
+            )
+        return out
+
+    def get_urls(self) -> list[Any]:
+        from .results import admin_urls  # (results and corrections)
+
+        return admin_urls(self) + super().get_urls()
 
 
 class PlayersCsvForm(forms.Form):
@@ -188,3 +220,78 @@ def league_urls(model_admin: Any) -> list[Any]:
     site = model_admin.admin_site
     return [path("players-csv/", site.admin_view(lambda r: players_csv_view(model_admin, r)),
                  name="leagues_league_players_csv")]
+
+
+LIFE_ACTIONS = [
+    ("close", "close the season (its table becomes final)"),
+    ("reopen", "reopen the season (say why)"),
+    ("enter", "late entry of a member"),
+    ("withdraw", "withdrawal of a player"),
+    ("round", "make the next round before the last one is played (say why)"),
+]
+
+
+class LifeForm(forms.Form):
+    action = forms.ChoiceField(choices=LIFE_ACTIONS)
+    player = forms.ModelChoiceField(get_user_model().objects.none(), required=False,
+                                    help_text="late entry, withdrawal: the player")
+    why = forms.CharField(max_length=500, required=False,
+                          widget=forms.Textarea(attrs={"rows": 2}),
+                          help_text="on the league's record with your name; required to "
+                          "reopen and to make a round early")
+
+    def __init__(self, season: Season, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["player"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = season.league.members.order_by("username")
+
+
+def season_life_view(model_admin: Any, request: HttpRequest, object_id: str) -> HttpResponse:
+    """A season's life on one page: its state, its record, and the organiser's actions
+    (close, reopen, late entry, withdrawal, a round made early), each on the record."""
+    from . import fixtures, life
+
+    if not is_organiser(request.user):
+        raise PermissionDenied("only league organisers change a season's life")
+    season = Season.objects.select_related("league").filter(
+        pk=int(object_id) if object_id.isdigit() and len(object_id) < 19 else 0).first()
+    if season is None:
+        return redirect(reverse("admin:leagues_season_changelist"))
+    form = LifeForm(season, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        why = d.get("why") or ""
+        try:
+            if d["action"] == "close":
+                life.close(season, request.user, why)
+            elif d["action"] == "reopen":
+                life.reopen(season, request.user, why)
+            elif d["action"] in ("enter", "withdraw"):
+                if d.get("player") is None:
+                    raise OptionsError("choose the player")
+                (life.enter if d["action"] == "enter" else life.withdraw)(
+                    season, d["player"], request.user, why)
+            else:
+                if not why.strip():
+                    raise OptionsError("say why the round is made before the last is played")
+                fixtures.next_round(season, created_by=request.user, override=why)
+        except (OptionsError, ValueError) as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{season}: done, on the record")
+            return redirect(request.path)
+    record = season.record.order_by("-id")
+    context = {**model_admin.admin_site.each_context(request), "form": form,
+               "season": season, "record": record, "entrants": life.entrants(season),
+               "title": f"The life of {season}", "opts": Season._meta,
+               "back": reverse("admin:leagues_season_change", args=[season.pk])}
+    return TemplateResponse(request, "leagues/season_life.html", context)
+
+
+def season_urls(model_admin: Any) -> list[Any]:
+    site = model_admin.admin_site
+    return [path("<str:object_id>/life/",
+                 site.admin_view(lambda r, object_id: season_life_view(model_admin, r,
+                                                                       object_id)),
+                 name="leagues_season_life")]

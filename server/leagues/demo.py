@@ -16,9 +16,9 @@ from django.utils import timezone
 import core
 from core import upcast
 from core.api import META_COMMANDS
-from server.games import store
+from server.games import append, cache, creating
 
-from . import fixtures, ratings, results
+from . import fixtures, life, ratings, results
 from .models import Fixture, League, Season
 
 LEAGUE = "Tuesday Teeko club"
@@ -66,7 +66,7 @@ def _play_round(season: Season, number: int, players: list[int], users: dict[int
             raise ValueError("the demo's rounds seat only its players, no bots")
         recs = play(league.kind, OPTIONS, seed * 100 + i)
         times = _times(day, i, len(recs))
-        game = store.import_game(
+        game = creating.import_game(
             league.kind, None, [{"kind": "user", "user": users[p]} for p in players_here], recs,
             league=league, times=times, created_at=times[0] - dt.timedelta(minutes=2),
             season=season, public=True)  # (the demo's matches are there to be watched)
@@ -105,6 +105,7 @@ def load_club_demo(log: Any = print) -> bool:
         ids = sorted(users)
         for number in range(1, 6):  # a full round robin of six
             _play_round(autumn, number, ids, users, 1000 + number)
+        life.close(autumn, "demo", "the autumn season is over")  # (its table is final)
         for number in range(1, 3):  # two Swiss rounds
             _play_round(winter, number, ids, users, 2000 + number)
         # round 3 (dated a week ago, so its tables are open): one game adjudicated
@@ -114,13 +115,13 @@ def load_club_demo(log: Any = print) -> bool:
     assert first.game is not None and second.game is not None
     rng = Random(31)
     for _ in range(8):  # a few moves, then the players left
-        e = store.entry(first.game.pk, fresh=True)
+        e = cache.entry(first.game.pk, fresh=True)
         seat = rng.choice(e.game.to_act(e.state))
         legal = e.game.legal_commands(e.state, seat)
         moves = [c for c in legal if c["type"] not in META_COMMANDS] or legal
-        store.submit(first.game.pk, seat, rng.choice(moves), e.seq)
-    store.append_result(first.game.pk, [0], "adjudicated")
-    store.append_result(second.game.pk, [1], "off_board")
+        append.submit(first.game.pk, seat, rng.choice(moves), e.seq)
+    append.append_result(first.game.pk, [0], "adjudicated")
+    append.append_result(second.game.pk, [1], "off_board")
     # and a friendly played on a board, outside the fixtures
     results.record_off_board("teeko", [users[ids[0]], users[ids[5]]], [], None, league)
     ratings.catch_up()

@@ -17,29 +17,57 @@ from django.db.models import Max
 from django.utils import timezone
 
 import core
-from server.games import store
+from server.games import creating
+from server.games.models import Game
 
 from . import pairing, standings
-from .models import Fixture, Season
+from .models import ClubEvent, Fixture, Season
 
 log = logging.getLogger("server.leagues")
 
 def next_round(season: Season, created_by: Any = None,
-               today: dt.date | None = None) -> list[Fixture]:
-    """Make the season's next round (all or nothing) and return its fixtures. Players are
-    the league's members (by id). The round is dated a week after the previous one; dated
-    today or earlier, it is opened at once (its games made), else it is scheduled. Raises
-    ValueError when there is nobody to pair."""
+               today: dt.date | None = None, override: str = "") -> list[Fixture]:
+    """Make the season's next round (all or nothing) and return its fixtures. The first
+    round starts a draft season (its entrants fixed: the league's members then); players
+    are the season's entrants (:func:`.life.entrants`). A Swiss round is made only when
+    the one before is complete, unless ``override`` says why (on the record). The round is
+    dated a week after the previous one; dated today or earlier, it is opened at once (its
+    games made), else it is scheduled. Raises ValueError saying why not (nobody to pair,
+    the season closed, the last Swiss round not played)."""
+    from . import life
+
     league = season.league
-    players = sorted(league.members.values_list("pk", flat=True))
+    if season.state == Season.CLOSED:
+        raise ValueError(f"the season {season.name!r} is closed: no new round (reopen it "
+                         "first, with a reason on the record)")
+    if (today or timezone.localdate()) > season.end and not override.strip():
+        raise ValueError(f"the season {season.name!r} ended on {season.end}: close it, or "
+                         "move its end date to play on")
     kind = league.kind
     need = int(core.GAMES[kind].league()["min_players"])
+    players = life.entrants(season) if season.state != Season.DRAFT else sorted(
+        league.members.values_list("pk", flat=True))
     if len(players) < need:
-        raise ValueError(f"{league.name} has {len(players)} members: a round needs {need}")
+        who = "members" if season.state == Season.DRAFT else "players in the season"
+        raise ValueError(f"{league.name if season.state == Season.DRAFT else season.name} "
+                         f"has {len(players)} {who}: a round needs {need}")
     with transaction.atomic():
         Season.objects.select_for_update().filter(pk=season.pk).first()
         last = season.fixtures.aggregate(m=Max("round"))["m"] or 0
         number = last + 1
+        if last and season.pairing == Season.SWISS:
+            unplayed = season.fixtures.filter(round=last, bye=False).exclude(
+                game__status=Game.FINISHED).count()
+            if unplayed and not override.strip():
+                raise ValueError(
+                    f"round {last} of {season.name} has {unplayed} game"
+                    f"{'s' if unplayed > 1 else ''} not played yet: a Swiss round pairs by "
+                    "the results so far (make it anyway only with a reason on the record)")
+            if unplayed:
+                life.record(league, ClubEvent.OVERRIDE, created_by, override, season,
+                            {"round": number, "unplayed": unplayed})
+        if life.start(season, created_by):
+            players = life.entrants(season)
         rnd = plan(season, kind, players, number)
         date = min(season.start + dt.timedelta(days=7 * (number - 1)), season.end)
         made = [Fixture(season=season, round=number, table=i, date=date, players=list(seats))
@@ -58,6 +86,8 @@ def open_round(season: Season, number: int | None = None,
     """Open round ``number`` of the season (default: its first round with a scheduled
     fixture): each scheduled fixture's game is made, in the season, its seats reserved for
     the fixture's players. Returns the fixtures opened (none when nothing was scheduled)."""
+    if season.state == Season.CLOSED:
+        return []  # (a closed season's scheduled rounds stay as they are)
     with transaction.atomic():
         scheduled = (Fixture.objects.select_for_update()
                      .filter(season=season, bye=False, game__isnull=True))
@@ -76,7 +106,7 @@ def open_round(season: Season, number: int | None = None,
                 for p in f.players
             ]
             options = table_options(kind, len(f.players))
-            f.game = store.create_game(kind, options, specs, league=season.league,
+            f.game = creating.create_game(kind, options, specs, league=season.league,
                                        created_by=created_by, season=season)
             f.save(update_fields=["game"])
     return todo

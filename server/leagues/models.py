@@ -122,6 +122,19 @@ class Season(models.Model):
         help_text="in order: h2h (head-to-head), sb (Sonneborn-Berger), wins",
     )
     pairing = models.CharField(max_length=12, choices=PAIRINGS, default=ROUND_ROBIN)
+    DRAFT = "draft"
+    RUNNING = "running"
+    CLOSED = "closed"
+    STATES = [(DRAFT, "draft: not started"), (RUNNING, "running"),
+              (CLOSED, "closed: its table is final")]
+    state = models.CharField(
+        max_length=8, choices=STATES, default=DRAFT, editable=False,
+        help_text="changed only by the organiser's actions on record (start with the first "
+        "round, close, reopen): the league's history lists them")
+    fixtures_only = models.BooleanField(
+        default=True,
+        help_text="once it has fixtures, only its fixtures count in its table; other games "
+        "between members naming it are casual and say so")
     table_size = models.PositiveSmallIntegerField(
         default=4, help_text="Tedoku: players per table (3 to 8)"
     )
@@ -251,3 +264,73 @@ class Fixture(models.Model):
 
     def __str__(self) -> str:
         return f"{self.season}: round {self.round}, table {self.table}"
+
+
+class ClubEvent(models.Model):
+    """An organiser's action on a league's record, append-only (migration 0004: UPDATE,
+    DELETE and TRUNCATE refused): who, when, what and why. A season's life (``start`` with
+    its entrants, ``close`` with its final table, ``reopen``), its entrants (``enter``,
+    ``withdraw``), a round made before the last one was played (``override``), a member
+    taken out of the league (``member_removed``: their games keep counting) or added. The
+    league's history page lists them with the corrections of its games' results."""
+
+    START = "start"
+    CLOSE = "close"
+    REOPEN = "reopen"
+    ENTER = "enter"
+    WITHDRAW = "withdraw"
+    OVERRIDE = "override"
+    MEMBER_ADDED = "member_added"
+    MEMBER_REMOVED = "member_removed"
+    DECIDED = "decided"
+    SIGNED_UP = "signed_up"
+    INVITE_REVOKED = "invite_revoked"
+    ACTIONS = [(DECIDED, "result decided"), (SIGNED_UP, "signed up with an invite"),
+               (INVITE_REVOKED, "invite link revoked"),
+               (START, "season started"), (CLOSE, "season closed"),
+               (REOPEN, "season reopened"), (ENTER, "late entry"), (WITHDRAW, "withdrawal"),
+               (OVERRIDE, "round made before the last was played"),
+               (MEMBER_ADDED, "member added"), (MEMBER_REMOVED, "member removed")]
+
+    id = models.BigAutoField(primary_key=True)
+    league = models.ForeignKey(League, on_delete=models.DO_NOTHING, related_name="record")
+    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.DO_NOTHING,
+                               related_name="record")
+    at = models.DateTimeField(default=timezone.now)
+    by = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=16, choices=ACTIONS)
+    why = models.TextField(max_length=500, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["league", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.league_id}: {self.action} by {self.by or '?'}"
+
+
+def new_invite_code() -> str:
+    import secrets
+
+    return secrets.token_urlsafe(12)
+
+
+class Invite(models.Model):
+    """A league's invite link (``/invite/<code>/``): whoever opens it chooses a display name
+    and a password and becomes a member; the organiser who made it can revoke it. Sign-ups
+    and revocations are on the league's record."""
+
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="invites")
+    code = models.CharField(max_length=32, unique=True, default=new_invite_code,
+                            editable=False)
+    created_by = models.CharField(max_length=150, blank=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    revoked = models.BooleanField(default=False, editable=False)
+    uses = models.PositiveIntegerField(default=0, editable=False)
+
+    def __str__(self) -> str:
+        return f"invite to {self.league.name} ({'revoked' if self.revoked else 'open'})"
+
+    @property
+    def path(self) -> str:
+        return f"/invite/{self.code}/"

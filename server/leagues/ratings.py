@@ -5,7 +5,7 @@ for Tedoku).
 *Rated* games: finished, not void, every seat a registered player (a seat its player left
 counts for that player, placed last), at least two different players. They are taken in
 the order they finished (``finished_at``, then id). :func:`catch_up` runs after each commit
-that finished a game (a listener of :mod:`server.games.store`), takes in every finished
+that finished a game (a listener of :mod:`server.games.listeners`), takes in every finished
 game not yet seen, and when one of them finished before the last one taken in (two games
 ending at once in two processes, an imported log), replays the history from there: the
 history is always what :func:`rebuild` computes from scratch."""
@@ -153,6 +153,17 @@ def catch_up() -> int:
         current = _current_before(key)
         todo = Game.objects.filter(pk__in=replay) | pending
         return _project(results_of(todo), current)
+
+
+def retake(game_id: int) -> int:
+    """Take a game in again (its result was corrected): its rating rows are dropped and the
+    history replayed from it (:func:`catch_up`). Returns the games taken in."""
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+        Rating.objects.filter(game_id=game_id).delete()
+        RatedGame.objects.filter(game_id=game_id).delete()
+    return catch_up()
 
 
 def rebuild() -> int:

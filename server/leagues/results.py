@@ -1,10 +1,14 @@
-"""Results that happen off the server, and corrections: always by appending a ``result``
-event to a game's log (:func:`server.games.store.append_result`), never by editing rows.
+"""Results that happen off the server, and corrections: always by appending, never by
+editing rows: a ``result`` event to a game's log (:func:`server.games.append.append_result`)
+for a game not over, a correction after the end of a finished one
+(:func:`server.games.corrections.correct`).
 
 * *Decide* a game that is not over (abandoned, a no-show): forfeit (a seat or a Teka
   partnership loses), adjudicated (the organiser names the winners, scores optional), void
   (no result: standings and ratings leave it out), or off_board (it was finished on a
   physical board).
+* *Correct* a finished game's result, with the reason: the same choices (adjudicated,
+  forfeit, void, off_board); a correction of a correction works the same way.
 * *Record* a game played on a physical board: a new game with the players' seats, its
   start events and then its ``result`` event (``off_board``).
 
@@ -12,6 +16,7 @@ Both are admin pages (organisers: the permission ``leagues.organise_league``).""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, cast
 
 from django import forms
@@ -26,11 +31,13 @@ from django.urls import path, reverse
 
 import core
 from core.api import OptionsError
-from server.games import store
+from server.games import append, cache, corrections, creating
 from server.games.models import Game, kind_choices
+from server.games.wording import outcome_text, seat_label
 
+from . import life
 from .access import is_organiser
-from .models import League, Season
+from .models import ClubEvent, League, Season
 
 REASONS = [
     ("adjudicated", "adjudicated: the organiser names the winners"),
@@ -41,9 +48,7 @@ REASONS = [
 
 
 def _seat_choices(game: Game) -> list[tuple[str, str]]:
-    from server.games.views import _seat_label
-
-    return [(str(s.number), f"seat {s.number}: {_seat_label(s)}") for s in game.seat_set.all()]
+    return [(str(s.number), f"seat {s.number}: {seat_label(s)}") for s in game.seat_set.all()]
 
 
 def _scores(text: str) -> list[int] | None:
@@ -66,6 +71,9 @@ class DecideForm(forms.Form):
                                 help_text="forfeit: the seat that loses")
     scores = forms.CharField(required=False, max_length=80,
                              help_text="optional: one number per seat, e.g. 104, 52, 104, 52")
+    why = forms.CharField(max_length=500, required=False,
+                          widget=forms.Textarea(attrs={"rows": 2}),
+                          help_text="why (on the league's record with your name)")
 
     def __init__(self, game: Game, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -101,10 +109,15 @@ class RecordForm(forms.Form):
     season = forms.ModelChoiceField(
         Season.objects.select_related("league"), required=False,
         help_text="the season of the league it counts in (none: the all-time table only)")
-    kind = forms.ChoiceField(choices=kind_choices)
+    kind = forms.ChoiceField(choices=lambda: [("", "the league's game"), *kind_choices()],
+                             required=False)
+    played_on = forms.DateField(required=False, help_text="the day it was played (YYYY-MM-DD; "
+                                "none: today); the tables order games by it")
     players = forms.CharField(
-        max_length=400, help_text="usernames in seat order, comma separated (partners: the "
-        "game's sides, Teka's seats 0 & 2 and 1 & 3)")
+        max_length=400, help_text="login names in seat order, comma separated (partners: "
+        "the game's sides, Teka's seats 0 & 2 and 1 & 3); the names are suggested as you type",
+        widget=forms.TextInput(attrs={"list": "gn-players", "autocomplete": "off",
+                                      "size": 60}))
     winners = forms.CharField(max_length=400, required=False,
                               help_text="usernames of the winners (none: a draw)")
     scores = forms.CharField(required=False, max_length=80,
@@ -112,7 +125,17 @@ class RecordForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        kind, league = data.get("kind"), data.get("league")
+        league = data.get("league")
+        if not data.get("kind") and league is not None:
+            data["kind"] = league.kind  # (the kind follows the league)
+        if not data.get("kind"):
+            raise forms.ValidationError("choose the game (or the league, whose game it is)")
+        kind = data.get("kind")
+        season = data.get("season")
+        day = data.get("played_on")
+        if season is not None and day is not None and not season.start <= day <= season.end:
+            raise forms.ValidationError(
+                f"{day} is not in the season {season.name} ({season.start} to {season.end})")
         if not kind or "players" not in data:
             return data
         if league is not None and league.kind != kind:
@@ -156,7 +179,8 @@ class RecordForm(forms.Form):
 
 def record_off_board(kind: str, users: list[Any], winners: list[int],
                      scores: list[int] | None, league: League | None = None,
-                     created_by: Any = None, season: Season | None = None) -> Game:
+                     created_by: Any = None, season: Season | None = None,
+                     played_on: Any = None) -> Game:
     """A game played on a physical board, in one transaction: the game with its players'
     seats and start events, then its ``result`` event (``off_board``), which the rules core
     decides (an impossible result is refused, OptionsError, and nothing is stored)."""
@@ -164,10 +188,32 @@ def record_off_board(kind: str, users: list[Any], winners: list[int],
 
     options = table_options(kind, len(users))
     with transaction.atomic():
-        game = store.create_game(kind, options, [{"kind": "user", "user": u} for u in users],
+        game = creating.create_game(kind, options, [{"kind": "user", "user": u} for u in users],
                                  league=league, created_by=created_by, season=season)
-        store.append_result(game.pk, winners, "off_board", scores)
+        append.append_result(game.pk, winners, "off_board", scores)
+        if played_on is not None:  # (the day it was played: where the tables place it)
+            at = dt.datetime.combine(played_on, dt.time(12), tzinfo=dt.UTC)
+            Game.objects.filter(pk=game.pk).update(finished_at=at, created_at=at)
     return Game.objects.get(pk=game.pk)
+
+
+def correct_result(game: Game, by: Any, why: str, winners: list[int], reason: str,
+                   scores: list[int] | None = None) -> Any:
+    """Correct a finished game's result (:func:`server.games.corrections.correct`: a correction
+    appended after its end, who and why on the record); the standings follow at once (they
+    read the result that counts) and the ratings are replayed from the game. Raises
+    OptionsError saying why it is refused."""
+    from . import ratings
+
+    if not is_organiser(by):
+        raise OptionsError("only league organisers correct results")
+    season = Season.objects.filter(pk=game.season_id).first() if game.season_id else None
+    if season is not None and season.state == Season.CLOSED:
+        raise OptionsError(f"the season {season.name!r} is closed: its table is final "
+                           "(an organiser reopens it first, with a reason on the record)")
+    correction = corrections.correct(game.pk, by.get_username(), why, winners, reason, scores)
+    ratings.retake(game.pk)
+    return correction
 
 
 def _check(request: HttpRequest) -> None:
@@ -182,24 +228,54 @@ def decide_view(model_admin: Any, request: HttpRequest, object_id: str) -> HttpR
         return redirect(reverse("admin:games_game_changelist"))
     back = reverse("admin:games_game_change", args=[game.pk])
     if game.status == Game.FINISHED:
-        messages.error(request, "the game is over: its result stands (the log is permanent)")
-        return redirect(back)
+        return correct_view(model_admin, request, game, back)
     form = DecideForm(game, request.POST or None)
     if request.method == "POST" and form.is_valid():
         ev = form.cleaned_data["event"]
         try:
-            store.append_result(game.pk, ev["winners"], ev["reason"], ev["scores"] or None)
-        except (OptionsError, store.NotFound) as exc:
+            append.append_result(game.pk, ev["winners"], ev["reason"], ev["scores"] or None)
+        except (OptionsError, cache.NotFound) as exc:
             form.add_error(None, str(exc))
         else:
             game.refresh_from_db()
-            from server.games.views import outcome_text
-
+            if game.league_id is not None:
+                life.record(game.league_id, ClubEvent.DECIDED, request.user,
+                            form.cleaned_data.get("why") or "", game.season,
+                            {"game": game.pk, "name": f"game #{game.pk}: {outcome_text(game)}"})
             messages.success(request, f"game #{game.pk}: {outcome_text(game)}")
             return redirect(back)
     context = {**model_admin.admin_site.each_context(request), "form": form, "game": game,
                "title": f"Decide the result of game #{game.pk}", "opts": Game._meta,
                "back": back}
+    return TemplateResponse(request, "leagues/decide.html", context)
+
+
+class CorrectForm(DecideForm):
+    why = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3}),
+                          help_text="why the result is corrected: it is on the record, "
+                          "shown with the result")
+
+
+def correct_view(model_admin: Any, request: HttpRequest, game: Game, back: str) -> HttpResponse:
+    """A finished game's result corrected (or voided) with a reason: a correction appended
+    after its end, never an edit of its log."""
+    from server.games.views import corrections_json
+
+    form = CorrectForm(game, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        ev = form.cleaned_data["event"]
+        try:
+            correct_result(game, request.user, form.cleaned_data["why"], ev["winners"],
+                           ev["reason"], ev["scores"] or None)
+        except (OptionsError, cache.NotFound) as exc:
+            form.add_error(None, str(exc))
+        else:
+            game.refresh_from_db()
+            messages.success(request, f"game #{game.pk} corrected: {outcome_text(game)}")
+            return redirect(request.path)  # (the page shows the correction on the record)
+    context = {**model_admin.admin_site.each_context(request), "form": form, "game": game,
+               "title": f"Correct the result of game #{game.pk}", "opts": Game._meta,
+               "back": back, "now": outcome_text(game), "corrections": corrections_json(game)}
     return TemplateResponse(request, "leagues/decide.html", context)
 
 
@@ -210,17 +286,18 @@ def record_view(model_admin: Any, request: HttpRequest) -> HttpResponse:
         d = form.cleaned_data
         try:
             game = record_off_board(d["kind"], d["seat_users"], d["winner_seats"],
-                                    d["score_list"], d["league"], request.user, d["season"])
+                                    d["score_list"], d["league"], request.user, d["season"],
+                                    d.get("played_on"))
         except OptionsError as exc:
             form.add_error(None, str(exc))
         else:
-            from server.games.views import outcome_text
-
             messages.success(request, f"game #{game.pk} recorded: {outcome_text(game)}")
             return redirect(reverse("admin:games_game_change", args=[game.pk]))
     context = {**model_admin.admin_site.each_context(request), "form": form, "game": None,
                "title": "Record a game played on a physical board", "opts": Game._meta,
-               "back": reverse("admin:games_game_changelist")}
+               "back": reverse("admin:games_game_changelist"),
+               "usernames": get_user_model().objects.filter(is_active=True)
+               .order_by("username").values_list("username", flat=True)[:2000]}
     return TemplateResponse(request, "leagues/decide.html", context)
 
 

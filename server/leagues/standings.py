@@ -2,8 +2,9 @@
 
 Never stored: each call reads the finished games (two queries) and counts. A result is a
 game's outcome as the log ended it (``Game.outcome`` is written when the last event is
-appended); a result an organiser decided (adjudicated, forfeited, recorded off the board)
-says so in its ``reason`` and the tables count and mark it.
+appended), or as an organiser last corrected it (``Game.corrected``); a result an
+organiser decided (adjudicated, forfeited, recorded off the board) says so in its
+``reason`` and the tables count and mark it.
 
 Placings: in a game, each seat gets a place (0 = first, ties share a place): winners first;
 then, when the game keeps score, the others by score; a seat its player left (handed to a
@@ -26,9 +27,9 @@ from django.db.models import Count, Max
 import core
 from core.api import Game as CoreGame
 from core.api import Outcome
-from server.games.models import Game, Seat
+from server.games.models import Correction, Game, Seat
 
-from .models import League, Season
+from .models import ClubEvent, League, Season
 
 DECIDED = frozenset({"adjudicated", "forfeit", "off_board", "void"})
 """Outcome reasons of results an organiser decided rather than play on the server
@@ -101,11 +102,14 @@ def results(league: League | int, season: Season | int | None = None) -> list[Re
     games = Game.objects.filter(league_id=league_id, status=Game.FINISHED)
     if season is not None:
         games = games.filter(season_id=season if isinstance(season, int) else season.pk)
+        if isinstance(season, Season) and season.fixtures_only and season.fixtures.exists():
+            games = games.filter(fixture__isnull=False)  # (the others are casual games)
     return results_of(games)
 
 
 _RESULTS_SQL = """
-SELECT g.id, g.kind, g.finished_at, g.outcome::text, g.num_seats, g.league_id,
+SELECT g.id, g.kind, g.finished_at, COALESCE(g.corrected, g.outcome)::text, g.num_seats,
+       g.league_id,
        g.created_by_id, EXISTS (SELECT 1 FROM leagues_fixture f WHERE f.game_id = g.id),
        array_agg(s.number), array_agg(s.kind), array_agg(s.user_id),
        array_agg(s.secret <> '')
@@ -146,6 +150,11 @@ def results_of(games: Any) -> list[Result]:
         for lg, uid in League.members.through.objects.filter(league_id__in=leagues) \
                 .values_list("league_id", "user_id"):
             members[lg].add(uid)
+        # (taken out of a league, on its record: their games still count)
+        for lg, data in ClubEvent.objects.filter(
+                league_id__in=leagues, action=ClubEvent.MEMBER_REMOVED
+        ).values_list("league_id", "data"):
+            members[lg].update(int(u) for u in data.get("users", []))
         organisers = organiser_ids({r[6] for r in rows if r[5] is not None and r[6]})
     out = []
     for (gid, kind, finished_at, outcome_text, n, league_id, created_by, fixture, numbers,
@@ -220,6 +229,8 @@ class Scheme:
 class Row:
     user_id: int
     username: str = ""
+    name: str = ""
+    """the display name the player chose (else the login name)"""
     played: int = 0
     won: int = 0
     drawn: int = 0
@@ -300,14 +311,18 @@ def table(
                 rows[ua].sb += share * points[ub]
                 if points[ua] == points[ub]:
                     rows[ua].h2h += share
+    shown: dict[int, str] = {}
     if names is None:
         from django.contrib.auth import get_user_model
 
-        names = dict(
-            get_user_model().objects.filter(pk__in=list(rows)).values_list("pk", "username")
-        )
+        names = {}
+        for pk, username, first in get_user_model().objects.filter(
+                pk__in=list(rows)).values_list("pk", "username", "first_name"):
+            names[pk] = username
+            shown[pk] = first.strip() or username
     for uid, x in rows.items():
         x.username = names.get(uid, f"#{uid}")
+        x.name = shown.get(uid, x.username)
 
     def key(x: Row) -> tuple[Any, ...]:
         tb = tuple(-{"h2h": x.h2h, "sb": x.sb, "wins": float(x.won)}[t] for t in scheme.tiebreaks)
@@ -327,11 +342,13 @@ CACHE_SIZE = 64
 
 
 def _version(league_id: int) -> tuple[Any, ...]:
-    """Changes whenever a game of the league finishes (the one way results change)."""
+    """Changes whenever a game of the league finishes or a result is corrected (the two
+    ways results change)."""
     v = Game.objects.filter(league_id=league_id, status=Game.FINISHED).aggregate(
         n=Count("id"), last=Max("finished_at"), top=Max("id")
     )
-    return (v["n"], v["last"], v["top"])
+    fixed = Correction.objects.filter(game__league_id=league_id).aggregate(top=Max("id"))
+    return (v["n"], v["last"], v["top"], fixed["top"])
 
 
 def season_table(season: Season) -> list[Row]:
@@ -339,7 +356,7 @@ def season_table(season: Season) -> list[Row]:
     those created in it: ``Game.season``), its scheme, its league's members listed even
     without a game."""
     members = members_of(season.league_id)
-    key = ("season", season.pk, season.scoring, season.points_win,
+    key = ("season", season.pk, season.fixtures_only, season.scoring, season.points_win,
            season.points_draw, season.points_loss, season.placings, season.tiebreaks,
            _version(season.league_id), tuple(members))
     return _cached(key, lambda: table(

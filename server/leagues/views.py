@@ -18,7 +18,7 @@ from django.views.decorators.http import require_safe
 
 from server.games.inputs import text_ok
 from server.games.models import Game, Seat
-from server.games.views import outcome_text
+from server.games.wording import outcome_text
 
 from . import fixtures, ratings, standings
 from .models import Fixture, League, Rating, Season
@@ -164,6 +164,49 @@ def _fixture_rows(season: Season, all_rounds: bool) -> tuple[list[dict[str, Any]
     return list(rounds.values()), last
 
 
+HISTORY_SHOWN = 30
+OTHERS_SHOWN = 20
+
+
+def other_games(lg: League, season: Season | None) -> list[dict[str, Any]]:
+    """The league's latest finished games that are no fixture (of the season shown, or
+    all), in words, each saying whether it counts in the table shown."""
+    games = Game.objects.filter(league=lg, status=Game.FINISHED, fixture__isnull=True)
+    if season is not None:
+        games = games.filter(season=season)
+    counted = {r.game_id for r in standings.results(lg, season) if r.counts}
+    out = []
+    for g in games.order_by("-finished_at", "-id").prefetch_related("seat_set")[:OTHERS_SHOWN]:
+        out.append({"id": g.pk, "at": g.finished_at, "result": outcome_text(g),
+                    "counts": g.pk in counted})
+    return out
+
+
+
+def history(lg: League) -> list[dict[str, Any]]:
+    """The league's record for people, newest first: the organisers' actions (seasons,
+    entries, members) and the corrections of its games' results, who, when and why."""
+    from server.games.models import Correction
+
+    out: list[dict[str, Any]] = []
+    for e in lg.record.select_related("season").order_by("-id")[:HISTORY_SHOWN]:
+        what = e.get_action_display()
+        if e.season is not None:
+            what += f": {e.season.name}"
+        names = e.data.get("names") or ([e.data["name"]] if e.data.get("name") else [])
+        if names:
+            what += f" ({', '.join(str(n) for n in names)})"
+        out.append({"at": e.at, "by": e.by, "what": what, "why": e.why})
+    for c in Correction.objects.filter(game__league=lg).select_related("game") \
+            .order_by("-id")[:HISTORY_SHOWN]:
+        out.append({"at": c.at, "by": c.by, "why": c.why, "game": c.game_id,
+                    "what": f"result of game #{c.game_id} corrected: "
+                            f"{outcome_text(c.game, None, c.old_result)} → "
+                            f"{outcome_text(c.game, None, c.new_result)}"})
+    out.sort(key=lambda x: x["at"], reverse=True)
+    return out[:HISTORY_SHOWN]
+
+
 @require_safe
 def league_page(request: HttpRequest, league_id: int) -> HttpResponse:
     lg = _league(league_id)
@@ -176,6 +219,8 @@ def league_page(request: HttpRequest, league_id: int) -> HttpResponse:
     rated, rating_chart = _league_ratings(lg)
     shown_rows = [{**r.to_json(), "h2h": f"{r.h2h:g}", "sb": f"{r.sb:g}"} for r in rows]
     context = {
+        "others": other_games(lg, season),
+        "history": history(lg),
         "league": lg, "season": season, "seasons": seasons, "rows": shown_rows,
         "rounds": rounds, "more_rounds": not all_rounds and last_round > ROUNDS_SHOWN,
         "ratings": rated,

@@ -16,8 +16,7 @@ from django.conf import settings
 
 
 def var_dir() -> Path:
-    base = Path(getattr(settings, "BASE_DIR", Path(__file__).resolve().parents[2]))
-    path = Path(os.environ.get("GAMENIGHT_VAR", "") or base / "var")
+    path = Path(settings.VAR_DIR)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -46,14 +45,16 @@ def ensure_admin() -> tuple[str, str | None, bool]:
     from django.contrib.auth import get_user_model
 
     User = get_user_model()
-    username = os.environ.get("GAMENIGHT_ADMIN_USER", "") or "admin"
+    from server.games.dbpool import knob
+
+    username = str(knob("ADMIN_USER", "admin") or "admin")
     user = User.objects.filter(**{User.USERNAME_FIELD: username}).first()
     if user is not None:
         password = stored_password()
         if password is not None and not user.check_password(password):
             password = None  # changed since: we no longer know it
         return username, password, False
-    password = (os.environ.get("GAMENIGHT_ADMIN_PASSWORD", "") or stored_password()
+    password = (str(knob("ADMIN_PASSWORD", "")) or stored_password()
                 or secrets.token_urlsafe(12))
     User.objects.create_superuser(username=username, email="", password=password)
     _store(password)

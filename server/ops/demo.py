@@ -53,7 +53,7 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
     from django.db import transaction
     from django.utils import timezone
 
-    from server.games import store
+    from server.games import creating
     from server.games.models import Game
     from server.leagues.models import League
 
@@ -91,7 +91,7 @@ def load_demo(seeds: Path = SEEDS, log: Any = print) -> dict[str, int]:
             continue
         created_at, times = match_times(m, records, index, len(data["matches"]), now)
         with transaction.atomic():
-            store.import_game(m["game"], m["options"],
+            creating.import_game(m["game"], m["options"],
                               [{"kind": "user", "user": u} for u in seat_users], records,
                               league=league, created_by=None, times=times,
                               created_at=created_at, public=True)  # (there to be watched)

@@ -1,6 +1,8 @@
-"""The server's front page (``/``): open tables, games in progress, the latest finished games
-and the league standings. The tables are the public ones, and for a logged-in user also
-their own and their leagues' (``tables.listed``); no seat code is ever shown here."""
+"""The server's front page (``/``): a table started (front.js: the game, its options, which
+seats are phones and which bots) and a seat's code taken; open tables, games in progress,
+the latest finished games and the league standings. The tables are the public ones, and for a
+logged-in user also their own and their leagues' (``tables.listed``); no seat code is ever
+shown here."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import core
 from core import words
 from server.games import tables
 from server.games.models import Game
-from server.games.views import _seat_label, error, last_seqs, open_due_fixtures, viewing_user
+from server.games.views import error, last_seqs, open_due_fixtures, viewing_user
+from server.games.wording import seat_label
 from server.leagues import api as league_api
 from server.leagues.models import League
 
@@ -22,7 +25,7 @@ HOME_LIMIT = 20
 
 
 def _result(g: Game, names: list[str]) -> str:
-    outcome = g.outcome or {}
+    outcome = g.result or {}
     winners = [names[w] for w in outcome.get("winners", []) if 0 <= w < len(names)]
     text = (" & ".join(winners) + (" win" if len(winners) > 1 else " wins")) if winners else "draw"
     scores = outcome.get("scores") or []
@@ -32,8 +35,9 @@ def _result(g: Game, names: list[str]) -> str:
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The server's front page: open tables, games in progress, the latest finished games
-    and the league standings (refreshes itself every 30 s)."""
+    """The server's front page: start a table, join one by its code; open tables, games in
+    progress, the latest finished games and the league standings (front.js reloads it every
+    30 s while nobody is filling in its forms)."""
     if request.method not in ("GET", "HEAD"):
         return error(405, "method_not_allowed", "use GET")
     open_due_fixtures()
@@ -50,7 +54,7 @@ def home(request: HttpRequest) -> HttpResponse:
         out = []
         for g in games_:
             seats = list(g.seat_set.all())
-            names = [_seat_label(s) for s in seats]
+            names = [seat_label(s) for s in seats]
             taken = sum(1 for s in seats if s.filled)
             out.append(
                 {
@@ -66,7 +70,12 @@ def home(request: HttpRequest) -> HttpResponse:
             )
         return out
 
+    name = user.get_username() if user is not None else None
     context = {
+        "user": name,
+        # (front.js: the games from /api/kinds/, the table made with the browser's login or a
+        # throw-away organiser's, POST /api/guest/)
+        "config": {"user": name},
         "address": request.build_absolute_uri("/").rstrip("/"),
         "open_games": rows(Game.OPEN),
         "live_games": rows(Game.LIVE),

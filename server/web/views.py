@@ -6,16 +6,22 @@ a finished game whole (viewer -2, as ``/api/games/<id>/state/`` and ``/log/`` gi
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 from pathlib import Path
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
 
 import core
+from core import words
 from core.api import ALL, SPECTATOR
-from server.games import store
+from core.api import Game as CoreGame
+from server.games import cache, reading, seating
+from server.games.dbpool import knob
 from server.games.models import Game
 from server.games.views import (
     ApiError,
@@ -54,16 +60,31 @@ def seat_names(g: Game) -> list[str]:
     out = []
     for s in sorted(g.seat_set.all(), key=lambda s: s.number):
         name = s.name or f"Seat {s.number + 1}"
-        out.append(f"{s.name or 'Guest'} (bot)" if store.seat_replaced(s) else name)
+        out.append(f"{s.name or 'Guest'} (bot)" if seating.seat_replaced(s) else name)
     return out
 
 
 def worded(g: Game, records: list[dict[str, Any]], names: list[str]) -> list[str]:
     """The sentence of each record (``Game.describe``, core.words: the one text of the app
     and the pages), from the record as the viewer received it: it never says what the record
-    hides."""
+    hides. The pages' wording (cards with their suit's symbol, moves as words) unless the
+    game words its events itself."""
     game = core.GAMES[g.kind]
+    if type(game).describe is CoreGame.describe:
+        return [words.describe(r["event"], names, plain=True) for r in records]
     return [game.describe(r["event"], names) for r in records]
+
+
+def table_words(g: Game, e: cache.Entry, seq: int, viewer: int,
+                names: list[str]) -> dict[str, str]:
+    """What the table is at after event ``seq``, as ``viewer`` sees it (core.words, from the
+    viewer's view): what the seats to act are doing, the trick just won and the last hand's
+    result ("" for what the game does not have)."""
+    _, _at, state = reading.state_at(g.pk, seq)
+    view = e.game.view(state, viewer)
+    return {"doing": words.doing(g.kind, view, names),
+            "trick": words.trick_result(view, names),
+            "hand": words.hand_result(view)}
 
 
 def result_line(g: Game, outcome: dict[str, Any] | None, names: list[str]) -> str:
@@ -100,9 +121,9 @@ def _analysis(g: Game) -> dict[str, Any] | None:
     from core import teeko_table
 
     try:
-        squares = getattr(store.entry(g.pk).state, "squares", None)
+        squares = getattr(cache.entry(g.pk).state, "squares", None)
         path = teeko_table.table_path(squares) if squares else None
-        ready = path is not None and (str(path) in teeko_table._OPEN or path.exists())
+        ready = path is not None and teeko_table.available(path)
     except Exception:  # (an unreadable log or an unknown set: no analysis, never a 500)
         ready = False
     return {"url": f"/api/games/{g.pk}/analysis/", "ready": ready}
@@ -132,7 +153,7 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
         "first": None,
         "analysis": _analysis(g),
         "words": f"/api/games/{g.pk}/words/",
-        "result": result_line(g, g.outcome, seat_names(g)),
+        "result": result_line(g, g.result, seat_names(g)),
         "info": game_info(g),
     }
     if g.status == Game.FINISHED:
@@ -152,22 +173,51 @@ def game_page(request: HttpRequest, game_id: str) -> HttpResponse:
     )
 
 
+def tv_idle() -> float:
+    """Seconds without an event after which a live table leaves the TV (abandoned)."""
+    return float(knob("TV_IDLE", 600.0))
+
+
+def tv_games(request: HttpRequest) -> list[dict[str, Any]]:
+    """The tables the TV shows: the live ones listed to this viewer (the public tables, and
+    for a logged-in user also theirs and their leagues') that had an event in the last
+    :func:`tv_idle` seconds."""
+    from datetime import timedelta
+
+    from django.db.models import OuterRef, Subquery
+    from django.utils import timezone
+
+    from server.games import tables
+    from server.games.models import Event
+
+    since = timezone.now() - timedelta(seconds=tv_idle())
+    last = Event.objects.filter(game=OuterRef("pk")).order_by("-seq").values("created_at")[:1]
+    rows = list(
+        tables.listed(Game.objects.filter(status=Game.LIVE), viewing_user(request))
+        .annotate(last_event=Subquery(last))
+        .prefetch_related("seat_set").order_by("id")[:500]
+    )
+    rows = [g for g in rows if (g.last_event or g.created_at) >= since][:200]
+    seqs = last_seqs(rows)
+    return [game_json(g, seqs.get(g.pk, 0), {}) for g in rows]
+
+
 def tv_page(request: HttpRequest) -> HttpResponse:
     """``/tv/``: every live table in a grid, for the big screen of a game night."""
     bad = _page_methods(request)
     if bad is not None:
         return bad
-    from server.games import tables
-
-    # (the public tables, and for a logged-in user also theirs and their leagues')
-    rows = list(
-        tables.listed(Game.objects.filter(status=Game.LIVE), viewing_user(request))
-        .prefetch_related("seat_set").order_by("id")[:200]
-    )
-    seqs = last_seqs(rows)
-    config = {"games": [game_json(g, seqs.get(g.pk, 0), {}) for g in rows],
+    config = {"games": tv_games(request), "poll": "/api/tv/",
+              "linger": float(knob("TV_LINGER", 30.0)),
               "kinds": {name: game.info(game.max_seats) for name, game in core.GAMES.items()}}
     return render(request, "web/tv.html", {"config": config})
+
+
+@api(("GET",))
+def tv_list(request: HttpRequest) -> Any:
+    """``GET /api/tv/``: the tables the TV shows (:func:`tv_games`), as ``/api/games/``
+    lists them."""
+    return {"games": tv_games(request)}
 
 
 FAVICON = Path(__file__).parent / "static" / "web" / "favicon.svg"
@@ -196,15 +246,15 @@ def _int_param(request: HttpRequest, name: str, default: int) -> int:
 
 def _public_range(
     request: HttpRequest, game_id: str, first: int, most: int, what: str
-) -> tuple[Game, int, store.Entry, int, int]:
+) -> tuple[Game, int, cache.Entry, int, int]:
     """The game, the viewer ``/state/`` gives without credentials (a finished game whole,
     any other as a spectator), its cache entry and the range ``from``..``to`` asked for
     (``first``..head, at most ``most`` ``what``; default from ``first``)."""
     g = Game.objects.filter(pk=int(game_id)).prefetch_related("seat_set").first()
     if g is None:
-        raise store.NotFound(f"no game {game_id}")
+        raise cache.NotFound(f"no game {game_id}")
     viewer = ALL if g.status == Game.FINISHED else SPECTATOR
-    e = store.entry(g.pk, fresh=True)
+    e = cache.entry(g.pk, fresh=True)
     head = e.seq
     lo = _int_param(request, "from", first)
     hi = _int_param(request, "to", min(head, lo + most - 1))
@@ -226,7 +276,7 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
     (:func:`view_delta`)."""
     g, viewer, e, lo, hi = _public_range(request, game_id, 0, MAX_RANGE, "views")
     delta = request.GET.get("delta") in ("1", "true")
-    _, _at, state = store.state_at(g.pk, lo)
+    _, _at, state = reading.state_at(g.pk, lo)
     game = e.game
     log = e.log
     prev = game.view(state, viewer)
@@ -237,8 +287,8 @@ def views_range(request: HttpRequest, game_id: str) -> Any:
         views.append(view_delta(prev, view) if delta else view)
         prev = view
     first = max(lo, 1)
-    records = store.redact_records(e, log[first - 1 : hi], viewer) if hi >= 1 else []
-    out = store.viewer_view(e, state, viewer)
+    records = reading.redact_records(e, log[first - 1 : hi], viewer) if hi >= 1 else []
+    out = reading.viewer_view(e, state, viewer)
     names = seat_names(g)
     body = {
         "game": g.pk,
@@ -267,22 +317,35 @@ def words_range(request: HttpRequest, game_id: str) -> Any:
     """``GET /api/games/<id>/words/?from=A&to=B``: the sentences of events A..B (at most
     :data:`MAX_WORDS`; default 1..head) as the viewer of ``/views/`` sees them, and the
     result line once the game is over. The live pages ask it for the events the game
-    socket brought (a record's envelope stays ``seq``, ``seat``, ``event``)."""
+    socket brought (a record's envelope stays ``seq``, ``seat``, ``event``). With ``now=1``
+    also ``now``: what the table is at after event B (:func:`table_words`)."""
     g, viewer, e, lo, hi = _public_range(request, game_id, 1, MAX_WORDS, "events")
     names = seat_names(g)
-    records = store.redact_records(e, e.log[lo - 1 : hi], viewer)
+    records = reading.redact_records(e, e.log[lo - 1 : hi], viewer)
     outcome = e.game.outcome(e.state)
-    resp = JsonResponse({
+    body = {
         "game": g.pk,
         "head": e.seq,
         "viewer": viewer,
         "from": lo,
         "to": hi,
         "texts": worded(g, records, names),
-        "result": result_line(g, outcome.to_json() if outcome else None, names),
-    })
-    resp["Cache-Control"] = "public, max-age=86400" if viewer == ALL else "no-cache"
+        "result": corrected_line(g, names) if g.corrected is not None
+        else result_line(g, outcome.to_json() if outcome else None, names),
+    }
+    if request.GET.get("now") in ("1", "true"):
+        body["now"] = table_words(g, e, hi, viewer, names)
+    resp = JsonResponse(body)
+    # (a finished game's words change only when an organiser corrects its result)
+    resp["Cache-Control"] = "public, max-age=300" if viewer == ALL else "no-cache"
     return resp
+
+
+def corrected_line(g: Game, names: list[str]) -> str:
+    """The result line of a corrected game: the result that counts, who corrected it, why."""
+    last = g.corrections.order_by("-n").first()
+    line = result_line(g, g.result, names)
+    return f"{line} (corrected by {last.by}: {last.why})" if last is not None else line
 
 
 def view_delta(prev: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
@@ -360,16 +423,88 @@ def seat_page(request: HttpRequest, code: str) -> HttpResponse:
         return page
     try:
         g, seat = tables.by_code(code)
-    except store.NotFound:
-        return render(request, "web/missing.html", {"game_id": code}, status=404)
+    except cache.NotFound:
+        return render(request, "web/missing.html", {"code": code}, status=404)
     info = game_json(g, own_seat=seat)  # (that seat's code only: the one in the address)
-    config = {"game": info, "seat": seat, "code": tables.normal_code(code), "info": game_info(g)}
+    user = viewing_user(request)
+    # (a league game's seats are its members': the page offers a login, seat_login.js)
+    config = {"game": info, "seat": seat, "code": tables.normal_code(code), "info": game_info(g),
+              "user": user.get_username() if user is not None else None,
+              "league": g.league.name if g.league is not None else None}
     title = page_title(g)
     return render(request, "web/seat.html", {"config": config, "title": title, "game": info})
 
 
 def limited_text(resp: HttpResponse) -> str:
     """The reason of a 429 JSON answer, for a page."""
-    import json
-
     return str(json.loads(resp.content)["error"]["reason"]) + "\n"
+
+
+def join_form(request: HttpRequest) -> HttpResponse:
+    """``/join/?code=...``: the front page's join form without JavaScript: to the seat page of
+    the code as typed (any case, spaces, hyphens), or back to the front page."""
+    bad = _page_methods(request)
+    if bad is not None:
+        return bad
+    from server.games import tables
+
+    code = tables.normal_code(request.GET.get("code", ""))
+    return redirect(f"/join/{code}/" if code else "/")
+
+
+def manifest(request: HttpRequest, code: str | None = None) -> HttpResponse:
+    """``/manifest.webmanifest``: the web app manifest (a page added to a phone's home screen
+    opens as an app of its own). The seat page links ``/join/<code>/manifest.webmanifest``,
+    the same document: its ``start_url`` ``./`` is that seat page (nothing is looked up)."""
+    bad = _page_methods(request)
+    if bad is not None:
+        return bad
+    body = {
+        "name": "gamenight: your seat" if code else "gamenight",
+        "short_name": "gamenight",
+        "description": "Table games at a game night: your seat on your phone.",
+        "start_url": "./" if code else "/",
+        "scope": "/",
+        "display": "standalone",
+        "orientation": "portrait",
+        "background_color": "#f4f1ea",
+        "theme_color": "#2d4a3e",
+        "icons": [
+            {"src": static("web/icon.svg"), "sizes": "any", "type": "image/svg+xml",
+             "purpose": "any"},
+            {"src": static("web/icon-192.png"), "sizes": "192x192", "type": "image/png",
+             "purpose": "any"},
+            {"src": static("web/icon-512.png"), "sizes": "512x512", "type": "image/png",
+             "purpose": "any"},
+            {"src": static("web/icon-maskable-512.png"), "sizes": "512x512",
+             "type": "image/png", "purpose": "maskable"},
+        ],
+    }
+    resp = HttpResponse(json.dumps(body, indent=1), content_type="application/manifest+json")
+    resp["Cache-Control"] = "public, max-age=300"
+    return resp
+
+
+STATIC = Path(__file__).parent / "static" / "web"
+SERVICE_WORKER = Path(__file__).parent / "sw.js"
+CACHED_TYPES = (".js", ".css", ".svg", ".png")
+"""The static files the service worker keeps (the seat page's shell and its drawings)."""
+
+
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """``/sw.js``: the service worker of the seat pages (scope ``/join/``; static/web's
+    files and the seat pages opened, kept for a phone with no network; never an API or a
+    socket answer). It names the files to keep and a version, the hash of their contents:
+    a changed file is a new worker, which drops the old copies."""
+    bad = _page_methods(request)
+    if bad is not None:
+        return bad
+    files = sorted(p for p in STATIC.iterdir() if p.suffix in CACHED_TYPES and p.is_file())
+    digest = hashlib.sha256()
+    for p in files:
+        digest.update(p.name.encode() + b"\0" + p.read_bytes())
+    head = (f"const VERSION = {json.dumps(digest.hexdigest()[:16])};\n"
+            f"const FILES = {json.dumps([static('web/' + p.name) for p in files])};\n")
+    resp = HttpResponse(head + SERVICE_WORKER.read_text(), content_type="text/javascript")
+    resp["Cache-Control"] = "no-cache"
+    return resp

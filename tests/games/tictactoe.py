@@ -11,12 +11,12 @@ the app names it; they draw it with the generic ``grid`` drawing of :meth:`board
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from random import Random
 from typing import Any
 
+from core import wording
 from core.api import (
-    RESULT,
-    TABLE_EVENTS,
     Game,
     IllegalMoveError,
     Obj,
@@ -70,7 +70,9 @@ class TicTacToe(Game):
     def initial(self) -> State:
         return State()
 
-    def evolve(self, state: Any, event: Obj) -> State:
+    def evolve_game(self, state: Any, event: Obj) -> State:
+        # (the server's events, the table's and an organiser's result, are the base
+        # class's: Game.evolve, which calls end() for a result)
         s: State = state.copy()
         t = event["type"]
         if t == "start":
@@ -81,10 +83,13 @@ class TicTacToe(Game):
             s.outcome = self._judge(s.cells)
         elif t == "resigned":
             s.outcome = Outcome([1 - event["seat"]], "resign")
-        elif t == RESULT:
-            s.outcome = Outcome(list(event["winners"]), event["reason"], event["scores"])
-        elif t not in TABLE_EVENTS:
+        else:
             raise ValueError(f"unknown event {t!r}")
+        return s
+
+    def end(self, state: Any, outcome: Outcome) -> State:
+        s: State = state.copy()
+        s.outcome = outcome
         return s
 
     @staticmethod
@@ -174,12 +179,10 @@ class TicTacToe(Game):
         return {"drawing": "grid", "rows": 3, "cols": 3, "cells": "cells",
                 "marks": ["X", "O"], "step": "", "sheet": False}
 
-    def describe(self, event: Obj, names: list[str] | None = None) -> str:
+    def event_words(self, event: Obj, names: Sequence[str] | None, plain: bool) -> str | None:
         if event.get("type") == "marked":
-            seat = event["seat"]
-            who = names[seat] if names and seat < len(names) else f"Seat {seat + 1}"
-            return f"{who} marked {event['square']}"
-        return super().describe(event, names)
+            return f"{wording.seat_name(names, event.get('seat'))} marked {event['square']}"
+        return None  # (the start, a resignation, the server's events: the shared words)
 
 
 GAME = TicTacToe()

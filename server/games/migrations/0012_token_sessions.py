@@ -10,7 +10,6 @@ it was made or ``GAMENIGHT_TOKEN_DAYS``), the old table dropped, and the new one
 
 import datetime as dt
 import hashlib
-import os
 
 import django.db.models.deletion
 import django.utils.timezone
@@ -21,7 +20,7 @@ from django.db import migrations, models
 def copy_hashed(apps, schema_editor):  # type: ignore[no-untyped-def]
     Old = apps.get_model("games", "Token")
     New = apps.get_model("games", "TokenSession")
-    days = float(os.environ.get("GAMENIGHT_TOKEN_DAYS", "30"))
+    days = float(settings.API_TOKEN_DAYS)
     New.objects.bulk_create(
         [
             New(

@@ -21,8 +21,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from core.api import dumps
+from server.games.chain import verify_chain
 from server.games.models import Game
-from server.games.store import verify_chain
 
 
 class Command(BaseCommand):

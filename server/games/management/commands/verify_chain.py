@@ -10,8 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from server.games.chain import verify_chain
 from server.games.models import Game
-from server.games.store import verify_chain
 
 
 def read_export(path: Path) -> dict[int, tuple[int, str]]:

@@ -2,7 +2,7 @@
 // view(state, viewer); client_kivy/widgets/*). Each function returns an SVG string.
 
 import {
-  esc, infoOf, seatLabel, callText, SUIT_SYMBOL, SUIT_NAME, TEKA_SEATS,
+  esc, infoOf, seatLabel, callText, nameAndSeat, SUIT_SYMBOL, SUIT_NAME, TEKA_SEATS,
 } from "./common.js";
 
 const FILES = "abcdef";
@@ -126,7 +126,7 @@ export function teeko(v, names, opts = {}) {
 export function teekoStatus(v, names) {
   if (!v.started) return "Waiting for the start";
   const inHand = v.in_hand || [0, 0];
-  const who = (v.to_act || []).map((s) => `${names[s] || seatLabel("teeko", s)} (${seatLabel("teeko", s)})`).join(", ");
+  const who = (v.to_act || []).map((s) => nameAndSeat(names[s], seatLabel("teeko", s))).join(", ");
   const phase = v.phase === "place" ? `placing · in hand ${inHand[0]} : ${inHand[1]}` : v.phase === "move" ? "moving" : "";
   return `Ply ${v.ply}${phase ? ` · ${phase}` : ""}${who ? ` · to move: ${who}` : ""}`;
 }
@@ -175,7 +175,7 @@ export function tikuStatus(v, names) {
   if (!v.started) return "Waiting for the start";
   const hands = v.hands || [0, 0];
   const match = v.match ? ` · match ${v.match.join(" : ")}` : "";
-  const who = v.turn !== null && v.turn !== undefined ? ` · to move: ${names[v.turn] || ""} (${seatLabel("tiku", v.turn)})` : "";
+  const who = v.turn !== null && v.turn !== undefined ? ` · to move: ${nameAndSeat(names[v.turn], seatLabel("tiku", v.turn))}` : "";
   return `Round ${v.round} · move ${v.moves} · in hand ${hands.join(" : ")}${match}${who}`;
 }
 
@@ -334,7 +334,7 @@ export function teka(v, names, opts = {}) {
     if (call !== null) info.push(callText(call));
     if (seat === v.dealer) info.push("dealer");
     if (bot && bot.seat === seat) info.push(`thinking ${Math.round((bot.progress || 0) * 100)}%`);
-    const name = `${names[seat] || ""} (${TEKA_SEATS[seat]})`;
+    const name = nameAndSeat(names[seat], TEKA_SEATS[seat]);
     const infoText = info.join(" · ");
     const nsz = Math.max(27, min), isz = Math.max(21, min);
     // (wide enough for its text: about 0.58 em a character of the system font)
@@ -439,7 +439,7 @@ export function tekaSheet(v) {
 }
 
 export function tekaStatus(v, names) {
-  const who = (v.to_act || []).map((s) => `${names[s] || ""} (${TEKA_SEATS[s]})`).join(", ");
+  const who = (v.to_act || []).map((s) => nameAndSeat(names[s], TEKA_SEATS[s])).join(", ");
   return `Hand ${v.hand_number ?? 0} · ${v.phase || ""}${who ? ` · waiting for ${who}` : ""}`;
 }
 

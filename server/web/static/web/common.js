@@ -46,6 +46,14 @@ export function playerNames(game) {
   });
 }
 
+/** A player's name with their place at the table: "Ann (West)", "Dan (bot, West)" (one pair
+ * of brackets), "West" for no name. */
+export function nameAndSeat(name, label) {
+  if (!name) return label;
+  if (!label) return name;
+  return name.endsWith(")") ? `${name.slice(0, -1)}, ${label})` : `${name} (${label})`;
+}
+
 export function cardText(card) {
   if (!card || card.length < 2) return "?";
   return (card[0] === "T" ? "10" : card[0]) + (SUIT_SYMBOL[card[1]] || card[1]);
@@ -74,9 +82,10 @@ export function markName(kind) {
 }
 
 /** The sentences of events ``from``..``to`` and the result line, from the server
- * (``/api/games/<id>/words/``, core/words.py): {texts: [...], result: "..."}. */
-export async function fetchWords(url, from, to) {
-  const r = await fetch(`${url}?from=${from}&to=${to}`);
+ * (``/api/games/<id>/words/``, core/words.py): {texts: [...], result: "..."}; with ``now``
+ * also what the table is at after ``to`` ({now: {doing, trick, hand}}). */
+export async function fetchWords(url, from, to, now = false) {
+  const r = await fetch(`${url}?from=${from}&to=${to}${now ? "&now=1" : ""}`);
   const body = await r.json();
   if (!r.ok) throw new Error(`words ${from}-${to}: ${body.error ? body.error.reason : r.status}`);
   return body;
@@ -94,4 +103,35 @@ export function reportError(err) {
   const stats = (window.gnStats ||= {});
   (stats.errors ||= []).push(String(err && err.stack || err));
   console.error(err);
+}
+
+/** Ask before what cannot be undone (resign, a raise, handing a seat away): a modal dialog
+ * with ``text``, a ``yes`` button and Cancel; the promise is true when confirmed. */
+export function confirmAction(text, yes = "Yes") {
+  return new Promise((resolve) => {
+    const back = document.createElement("div");
+    back.className = "gn-confirm";
+    back.setAttribute("role", "dialog");
+    back.setAttribute("aria-modal", "true");
+    const box = document.createElement("div");
+    box.className = "gn-confirm-box";
+    const p = document.createElement("p");
+    p.textContent = text;
+    const ok = document.createElement("button");
+    ok.type = "button";
+    ok.className = "gn-confirm-yes";
+    ok.textContent = yes;
+    const no = document.createElement("button");
+    no.type = "button";
+    no.className = "gn-confirm-no";
+    no.textContent = "Cancel";
+    const done = (answer) => { back.remove(); resolve(answer); };
+    ok.addEventListener("click", () => done(true));
+    no.addEventListener("click", () => done(false));
+    back.addEventListener("click", (ev) => { if (ev.target === back) done(false); });
+    box.append(p, ok, no);
+    back.appendChild(box);
+    document.body.appendChild(back);
+    ok.focus();
+  });
 }

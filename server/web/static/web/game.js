@@ -7,7 +7,7 @@ import {
 } from "./common.js";
 import { drawn, drawsBot, patch, sheetOf, statusOf } from "./boards.js";
 import { fetchTekaAnalysis, TekaMarks } from "./teka_analysis.js";
-import { Watcher } from "./watch.js";
+import { GameSocket } from "./watch.js";
 
 window.addEventListener("error", (e) => reportError(e.error || e.message));
 window.addEventListener("unhandledrejection", (e) => reportError(e.reason));
@@ -442,7 +442,7 @@ function renderPlayers() {
 
 function startLive() {
   setConn("connecting");
-  const w = new Watcher(config.ws, 0, {
+  const w = new GameSocket(config.ws, 0, {
     onState: setConn,
     onEvents(records, f) {
       for (const r of records) st.events[r.seq] = r;

@@ -1,11 +1,41 @@
 // The seat page (/join/<code>/): one seat of a table on a phone, no install (docs/web.md).
 // It holds the seat's credential (localStorage, keyed by game id), says hello with it on the
-// game socket, draws the seat's own view (boards.js) and offers the seat's legal commands as
-// buttons. It never asks for anything but this seat's view: the server redacts the rest.
+// game socket, draws the seat's own view (boards.js) and lets the player act on the game
+// itself through the controls of the game's drawing. It never asks for anything but this
+// seat's view: the server redacts the rest.
+//
+// Controls modules (seat_<name>.js, chosen by the game's board().drawing, CONTROLS below)
+// export ``controls(ctx)`` returning ``{ draw(state), destroy() }``:
+//   ctx.kind, ctx.info (the game's info), ctx.seat (this seat's number), ctx.drawing,
+//   ctx.board (the element the board SVG is drawn in; redrawn before each draw(state)),
+//   ctx.hand (an element for a hand or a piece tray), ctx.box (the element for the
+//   controls: buttons, rows), ctx.names() (players' names by seat),
+//   ctx.send(command) -> Promise of the server's answer ({type: "ok"} or an error frame
+//     {type: "error", code, reason}); while it is pending the page shows "Sending…" and
+//     the controls must not offer a second command (state.pending is true); send the
+//     command as `legal` lists it: a command made offline, or answered `stale` in a
+//     simultaneous phase, is sent again only while it is in `legal` (watch.js),
+//   ctx.confirm(text, yesLabel) -> Promise<boolean> (a modal dialog: resign, raise, ...),
+//   ctx.say(text) (a short line under the board: what a tap would do, why it cannot).
+//   state: { view, legal (this seat's legal commands), mine (this seat is to act now),
+//            toAct, outcome, seq, pending }.
+// The fallback (seat_buttons.js) offers each legal command as a button.
 import { update } from "./boards.js";
 import {
-  esc, playerNames, seatLabel, cardText, callText, learnKinds, resultLine, reportError,
+  playerNames, seatLabel, learnKinds, resultLine, reportError, confirmAction, infoOf,
 } from "./common.js";
+import { controls as buttonControls } from "./seat_buttons.js";
+import { GameSocket } from "./watch.js";
+import { controls as tekaControls } from "./seat_teka.js";
+import { controls as tedokuControls } from "./seat_tedoku.js";
+import { controls as boardControls } from "./seat_board.js";
+
+// The controls of each drawing (a game whose drawing has none gets buttons).
+const CONTROLS = {
+  teka: tekaControls,
+  tedoku: tedokuControls,
+  teeko: boardControls, tiku: boardControls,
+};
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
 let game = config.game;
@@ -13,36 +43,28 @@ learnKinds({ [game.kind]: config.info });
 const $ = (id) => document.getElementById(id);
 const KEY = (id) => `gamenight-seat-${id}`;
 let cred = null;
-let ws = null;
-let seq = 0;
-let legal = [];
+let sock = null;  // the game socket (watch.js): resumes, heartbeat, commands kept offline
 let finished = false;
 let released = false;
-let refs = 0;
-window.gnSeat = { commands: 0, frames: 0 };
+let ctrl = null;
+let last = null;  // the last events frame with a view
+// (the tests read these: send fires a command as a tap would, legal is the last frame's)
+window.gnSeat = {
+  commands: 0, frames: 0, pending: 0, send,
+  get legal() { return last ? last.legal || [] : []; },
+  get view() { return last ? last.view : null; },
+  get socket() { return sock; },
+};
 
 function stored(id) {
   try { return JSON.parse(localStorage.getItem(KEY(id)) || "null"); } catch (e) { return null; }
-}
-
-function label(c) {
-  const parts = [];
-  for (const [k, v] of Object.entries(c)) {
-    if (k === "type") continue;
-    if (k === "card") parts.push(cardText(v));
-    else if (k === "call") parts.push(callText(v));
-    else if (Array.isArray(v)) parts.push(v.map((x) => (typeof x === "string" && x.length === 2 ? cardText(x) : String(x))).join(" "));
-    else parts.push(`${k} ${v}`);
-  }
-  const word = { place: "Place", move: "Move", play: "Play", bid: "Bid", skip: "Skip", keep: "Keep", pass: "Pass" }[c.type] || c.type;
-  return parts.length ? `${word} ${parts.join(" ")}` : word;
 }
 
 function showJoin() {
   $("join").hidden = false;
   $("play").hidden = true;
   const box = $("open-seats");
-  box.innerHTML = "";
+  box.replaceChildren();
   const seats = game.seats.filter((s) => !s.taken && (config.seat === null || s.seat === config.seat));
   if (!seats.length) {
     $("join-title").textContent = config.seat === null ? "No open seat" : `${seatLabel(game.kind, config.seat)} is taken`;
@@ -72,74 +94,123 @@ async function join(code) {
   start();
 }
 
+function context() {
+  const drawing = (infoOf(game.kind).board || {}).drawing || "generic";
+  return {
+    kind: game.kind,
+    info: infoOf(game.kind),
+    drawing,
+    seat: cred.seat,
+    board: $("board"),
+    hand: $("hand"),
+    box: $("commands"),
+    names: () => playerNames(game),
+    send,
+    confirm: (text, yes) => confirmAction(text, yes),
+    say: (text) => { $("note").textContent = text || ""; },
+  };
+}
+
 function start() {
   $("join").hidden = true;
   $("play").hidden = false;
   $("who").textContent = `${seatLabel(game.kind, cred.seat)} · ${playerNames(game)[cred.seat] || ""}`;
+  const ctx = context();
+  ctrl = (CONTROLS[ctx.drawing] || buttonControls)(ctx);
   connect();
 }
 
+const CONN = { connecting: "connecting…", live: "connected", finished: "connected",
+  reconnecting: "offline · reconnecting…", closed: "offline" };
+
 function connect() {
   if (released) return;
-  const proto = location.protocol === "https:" ? "wss" : "ws";
-  ws = new WebSocket(`${proto}://${location.host}/ws/games/${game.id}/`);
-  seq = 0;
-  $("conn").textContent = "connecting…";
-  ws.onopen = () => ws.send(JSON.stringify({ type: "hello", seat: cred.seat, secret: cred.secret, last_seq: 0 }));
-  ws.onmessage = (m) => { try { frame(JSON.parse(m.data)); } catch (e) { reportError(e); } };
-  ws.onclose = (ev) => {
-    $("conn").textContent = "offline";
-    if (ev.code !== 4001 && !released) setTimeout(connect, 1000);
-  };
+  // (the first hello from the seq the page was made at: the seat page draws the view, it
+  // needs no earlier record; after a drop, from the last seq held)
+  sock = new GameSocket(`/ws/games/${game.id}/`, game.seq || 0, {
+    onState(s) {
+      $("conn").textContent = CONN[s] || s;
+      $("conn").dataset.state = s;
+      draw();
+    },
+    onWelcome(f) { window.gnSeat.frames += 1; game.seats = f.seats || game.seats; },
+    onPresence(f) {
+      window.gnSeat.frames += 1;
+      game.seats = f.seats || game.seats;
+      $("who").textContent = `${seatLabel(game.kind, cred.seat)} · ${playerNames(game)[cred.seat] || ""}`;
+      draw();  // (the controls show the players' names)
+    },
+    onEvents(records, f) {
+      window.gnSeat.frames += 1;
+      if ("view" in f) { last = f; draw(); }
+    },
+    onFinished() {
+      window.gnSeat.frames += 1;
+      finished = true;
+      resultLine(game.id).then((t) => { $("outcome").textContent = t; }).catch(reportError);
+      showRematch();
+    },
+    onOther(f) {
+      window.gnSeat.frames += 1;
+      if (f.type === "rematch") { config.rematch = f.game; showRematch(); }
+      else if (f.type === "seat_released") {
+        released = true;
+        localStorage.removeItem(KEY(game.id));
+        sock.stop("This seat was handed over by the organiser.");
+        $("turn").textContent = "This seat was handed over by the organiser.";
+        if (ctrl) ctrl.destroy();
+        ctrl = null;
+        $("commands").replaceChildren();
+      }
+    },
+    onError(f) {
+      window.gnSeat.frames += 1;
+      if (f.code === "forbidden") {  // (the credential holds the seat no more)
+        released = true;
+        localStorage.removeItem(KEY(game.id));
+        sock.stop("This seat is not yours any more.");
+        showJoin();
+        return;
+      }
+      $("error").textContent = f.reason || f.code;
+    },
+    onQueue() {
+      window.gnSeat.pending = sock ? sock.queue.length : 0;
+      draw();
+    },
+  }, { hello: { seat: cred.seat, secret: cred.secret }, keepAfterEnd: true });
+  sock.start();
 }
 
-function frame(f) {
-  window.gnSeat.frames += 1;
-  if (f.type === "welcome") { $("conn").textContent = "connected"; game.seats = f.seats || game.seats; }
-  else if (f.type === "presence") {
-    game.seats = f.seats || game.seats;
-    $("who").textContent = `${seatLabel(game.kind, cred.seat)} · ${playerNames(game)[cred.seat] || ""}`;
-  } else if (f.type === "events") {
-    if (f.events && f.events.length) seq = f.to;
-    if ("view" in f) draw(f);
-  } else if (f.type === "finished") { finished = true; resultLine(game.id).then((t) => { $("outcome").textContent = t; }).catch(reportError); showRematch(); }
-  else if (f.type === "rematch") { config.rematch = f.game; showRematch(); }
-  else if (f.type === "seat_released") {
-    released = true;
-    localStorage.removeItem(KEY(game.id));
-    $("turn").textContent = "This seat was handed over by the organiser.";
-    $("commands").innerHTML = "";
-  } else if (f.type === "error") {
-    if (f.code === "forbidden" && !f.ref) { released = true; localStorage.removeItem(KEY(game.id)); ws.close(); showJoin(); return; }
-    if (f.code !== "stale") $("error").textContent = f.reason || f.code;
-  } else if (f.type === "ok") $("error").textContent = "";
-}
-
-function draw(f) {
+function draw() {
+  if (!last || !ctrl || !sock) return;
+  const f = last;
   update($("board"), game.kind, f.view, playerNames(game), { seat: cred.seat });
-  // (a hand of cards: a list of card names; Tedoku's "hand" is no list)
-  const hand = Array.isArray(f.view.hand) ? f.view.hand : [];
-  $("hand").innerHTML = hand.map((c) => `<span class="card suit-${esc(c[1])}" data-card="${esc(c)}">${esc(cardText(c))}</span>`).join("");
-  legal = f.legal || [];
-  const mine = (f.to_act || []).includes(cred.seat) && legal.length && !f.outcome;
-  $("turn").textContent = f.outcome ? "Game over" : mine ? "Your turn" : "Waiting for the others";
-  const box = $("commands");
-  box.innerHTML = "";
-  if (!mine) return;
-  legal.forEach((c) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = label(c);
-    b.dataset.command = JSON.stringify(c);
-    b.addEventListener("click", () => send(c));
-    box.appendChild(b);
-  });
+  const legal = f.legal || [];
+  const pending = sock.queue.length > 0;
+  const online = sock.live;
+  const mine = (f.to_act || []).includes(cred.seat) && legal.length > 0 && !f.outcome;
+  // (never "Your turn" while a move waits for the network: it is not sent yet)
+  $("turn").textContent = f.outcome ? "Game over"
+    : pending && !online ? "Waiting for the network to send your move…"
+      : pending ? "Sending…"
+        : mine && !online ? "Your turn · offline"
+          : mine ? "Your turn" : "Waiting for the others";
+  ctrl.draw({ view: f.view, legal, mine: mine && !pending, toAct: f.to_act || [], outcome: f.outcome || null, seq: sock.seq, pending });
 }
 
+/** Send a command; the promise is the server's answer (ok or an error frame). A command
+ * made offline is kept and sent on reconnect while still legal; a refusal is shown. */
 function send(c) {
   window.gnSeat.commands += 1;
-  $("commands").innerHTML = "";
-  ws.send(JSON.stringify({ type: "command", command: c, expected_seq: seq, ref: `c${++refs}` }));
+  if (!sock) return Promise.resolve({ type: "error", code: "closed", reason: "Not connected." });
+  $("error").textContent = "";
+  return sock.send(c).then((f) => {
+    if (f.type === "error") $("error").textContent = f.reason || f.code;
+    window.gnSeat.pending = sock.queue.length;
+    draw();
+    return f;
+  });
 }
 
 function showRematch() {

@@ -4,8 +4,9 @@
 // seat to another phone or to a bot. The login is the browser's session: an HttpOnly cookie
 // no script can read, and every call that changes something carries the page's CSRF token
 // (docs/protocol.md, "Logging in"); nothing of it is kept in localStorage.
-import { update } from "./boards.js";
-import { learnKinds, playerNames, seatLabel, resultLine, reportError } from "./common.js";
+import { learnKinds, playerNames, seatLabel, reportError, confirmAction } from "./common.js";
+import { tableStory } from "./table_story.js";
+import { GameSocket } from "./watch.js";
 
 const config = JSON.parse(document.getElementById("gn-config").textContent);
 let game = config.game;
@@ -13,7 +14,7 @@ learnKinds({ [game.kind]: config.info });
 const $ = (id) => document.getElementById(id);
 let organiser = null; // the logged-in user's name (the cookie itself is out of reach)
 let csrf = document.querySelector("#login input[name=csrfmiddlewaretoken]").value;
-let ws = null;
+let sock = null;  // the game socket (watch.js): resumes from the last seq held, heartbeat
 // Each seat's own code (random, new when the seat is released): the server gives them only to
 // the table's organiser and its players (docs/protocol.md, "Private tables"), so a page opened
 // by anyone else shows none until the organiser logs in here.
@@ -52,8 +53,17 @@ function seatsList(seats) {
       li.append(img, textDiv("code", code), textDiv("", `${config.join}${code}/`));
     } else if (s.kind !== "bot") li.appendChild(textDiv("", s.connected === false ? "phone away" : "playing"));
     if (organiser && game.status !== "finished") {
-      if (s.taken && s.kind !== "bot") li.appendChild(button("To another phone", () => act(s.seat, "release")));
-      if (s.kind !== "bot") li.appendChild(button("To a bot", () => act(s.seat, "bot")));
+      // (a hand-over cannot be undone: asked first, Cancel changes nothing)
+      const who = `${seatLabel(game.kind, s.seat)} (${names[s.seat] || "open"})`;
+      if (s.taken && s.kind !== "bot") {
+        li.appendChild(button("To another phone", () => handOver(s.seat, "release",
+          `Hand ${who} to another phone? The phone there now loses the seat; a new code shows here.`,
+          "Hand to another phone")));
+      }
+      if (s.kind !== "bot") {
+        li.appendChild(button("To a bot", () => handOver(s.seat, "bot",
+          `Hand ${who} to a bot? A bot plays the seat from now on.`, "Hand to a bot")));
+      }
     }
     ul.appendChild(li);
   }
@@ -84,6 +94,10 @@ async function post(path, data) {
   return { r, out };
 }
 
+async function handOver(seat, what, question, yes) {
+  if (await confirmAction(question, yes)) await act(seat, what);
+}
+
 async function act(seat, what) {
   await post(`/api/games/${game.id}/seats/${seat}/${what}/`);
   if (organiser) loadCodes(); // (a released seat has a new code)
@@ -94,6 +108,7 @@ function loggedIn(name) {
   $("org-out").hidden = !!name;
   $("org-in").hidden = !name;
   $("org-user").textContent = name || "";
+  $("login").hidden = !!name;  // (the form is gone once logged in)
   if (!name) $("sessions").replaceChildren();
   if (name) loadCodes().catch(reportError);
   else codes = {};
@@ -151,24 +166,28 @@ function forgetOldToken() {
   fetch("/api/logout/", { method: "POST", headers: { Authorization: `Token ${old}` } }).catch(() => {});
 }
 
-function connect() {
-  const proto = location.protocol === "https:" ? "wss" : "ws";
-  ws = new WebSocket(`${proto}://${location.host}/ws/games/${game.id}/`);
-  $("conn").textContent = "connecting…";
-  ws.onopen = () => ws.send(JSON.stringify({ type: "hello", last_seq: 0 }));
-  ws.onmessage = (m) => { try { frame(JSON.parse(m.data)); } catch (e) { reportError(e); } };
-  ws.onclose = () => { $("conn").textContent = "offline"; setTimeout(connect, 1000); };
-}
+const story = tableStory(game);
+const CONN = { connecting: "connecting…", live: "live", finished: "game over",
+  reconnecting: "offline · reconnecting…", closed: "offline" };
 
-function frame(f) {
-  if (f.type === "welcome") { $("conn").textContent = "live"; game.status = f.status; game.seats = f.seats; seatsList(f.seats); }
-  else if (f.type === "presence") { game.seats = f.seats; seatsList(f.seats); if (organiser) loadCodes().catch(reportError); }
-  else if (f.type === "events" && "view" in f) {
-    update($("board"), game.kind, f.view, playerNames(game), {});
-    const names = playerNames(game);
-    $("status").textContent = f.outcome ? "" : (f.to_act || []).length ? `To play: ${(f.to_act || []).map((s) => names[s]).join(", ")}` : "";
-  } else if (f.type === "finished") { game.status = "finished"; resultLine(game.id).then((t) => { $("outcome").textContent = t; }).catch(reportError); }
-  else if (f.type === "rematch") { ws.onclose = null; ws.close(); location.href = `/games/${f.game}/table/`; }
+function connect() {
+  sock = new GameSocket(`/ws/games/${game.id}/`, 0, {
+    onState(s) { $("conn").textContent = story.over ? "game over" : CONN[s] || s; $("conn").dataset.state = s; },
+    onWelcome(f) { game.status = f.status; game.seats = f.seats; seatsList(f.seats); },
+    onPresence(f) {
+      game.seats = f.seats;
+      seatsList(f.seats);
+      story.names();  // (the board and the words name who sits now)
+      if (organiser) loadCodes().catch(reportError);
+    },
+    onEvents(records, f) { story.events(records, f); },
+    onFinished() { game.status = "finished"; story.finished(); seatsList(game.seats); },
+    onOther(f) {
+      if (f.type === "rematch") { sock.stop(); location.href = `/games/${f.game}/table/`; }
+    },
+  }, { keepAfterEnd: true });  // (the rematch is told on the socket)
+  window.gnTable = { get socket() { return sock; } };
+  sock.start();
 }
 
 seatsList(game.seats);

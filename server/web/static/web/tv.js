@@ -1,5 +1,7 @@
 // TV mode (/tv/): every live table in a grid, each over its own spectator socket; pages of
-// tables rotate when there are more than fit. docs/web.md.
+// tables rotate when there are more than fit. The server lists the tables with an event in
+// the last GAMENIGHT_TV_IDLE seconds (an abandoned table leaves); a finished one stays with
+// its result for GAMENIGHT_TV_LINGER seconds. docs/web.md.
 
 import { esc, fetchWords, kindTitle, learnKinds, playerNames, reportError } from "./common.js";
 import { drawsBot, statusOf, update } from "./boards.js";
@@ -13,9 +15,11 @@ learnKinds(config.kinds);
 const params = new URLSearchParams(location.search);
 const ROTATE_MS = 1000 * (parseFloat(params.get("rotate")) || 15);
 const POLL_MS = 1000 * (parseFloat(params.get("poll")) || 10);
+const LINGER_MS = 1000 * (parseFloat(params.get("linger")) || config.linger || 30);
 const grid = document.getElementById("tv-grid");
 const tiles = new Map();   // game id -> tile
-const stats = (window.gnTV = { seqs: {}, page: 0, pages: 1, perPage: 0, errors: [], renders: 0 });
+const stats = (window.gnTV = { seqs: {}, page: 0, pages: 1, perPage: 0, errors: [], renders: 0,
+  dropped: [], arrivals: {}, ended: {} });
 window.gnStats ||= { errors: stats.errors };
 let page = 0;
 
@@ -46,6 +50,7 @@ function addTile(g) {
   t.watcher = new Watcher(`/ws/games/${g.id}/`, Math.max(0, g.seq - 1), {
     onEvents(records, f) {
       if (records.length) t.last = records[records.length - 1];
+      (stats.arrivals[g.id] ||= []).push([t.watcher.seq, Date.now()]);
       if (f.view) { t.view = f.view; t.bot = null; }
       t.seq = t.watcher.seq;
       stats.seqs[g.id] = t.seq;
@@ -55,6 +60,7 @@ function addTile(g) {
     onBot(f) { t.bot = f; if (t.visible && drawsBot(g.kind)) { t.dirty = true; draw(t); } },
     onFinished(f) {
       t.view = f.view; t.outcome = f.outcome; t.seq = f.seq; stats.seqs[g.id] = f.seq;
+      t.finishedAt ||= Date.now();
       t.texts.clear();  // (now worded whole, as a finished game is public)
       t.dirty = true;
       if (t.visible) draw(t);
@@ -73,6 +79,7 @@ function dropTile(id) {
   t.el.remove();
   tiles.delete(id);
   delete stats.seqs[id];
+  stats.dropped.push(id);
 }
 
 // The last move's sentence and the result line, as the server words them (/words/): asked
@@ -111,6 +118,10 @@ function draw(t) {
     : (t.view ? statusOf(t.game.kind, t.view, names) : "");
   t.el.querySelector(".tile-status").textContent = status;
   t.el.classList.toggle("over", Boolean(t.outcome));
+  if (t.outcome && t.result && !t.shownAt) {  // (the result on screen: it stays LINGER_MS)
+    t.shownAt = Date.now();
+    stats.ended[t.game.id] = t.result;
+  }
   stats.renders += 1;
 }
 
@@ -142,13 +153,20 @@ function layout() {
 function sync(games) {
   const live = new Set(games.map((g) => g.id));
   for (const g of games) if (!tiles.has(g.id)) addTile(g);
-  for (const [id, t] of tiles) if (!live.has(id) && (t.outcome || t.game.status !== "open")) dropTile(id);
+  // (not listed any more: abandoned, or finished and shown with its result for a while)
+  const now = Date.now();
+  for (const [id, t] of tiles) {
+    if (live.has(id)) continue;
+    // (a finished table once its result has been on screen, or long after if never shown)
+    const over = t.outcome && (t.shownAt ? now - t.shownAt >= LINGER_MS : now - t.finishedAt >= 10 * LINGER_MS);
+    if (t.outcome ? over : t.game.status !== "open") dropTile(id);
+  }
   layout();
 }
 
 async function poll() {
   try {
-    const r = await fetch("/api/games/?status=live&limit=500");
+    const r = await fetch(config.poll || "/api/tv/");
     if (r.ok) sync((await r.json()).games.sort((a, b) => a.id - b.id));
   } catch (err) {
     // (the server is away: the sockets reconnect by themselves; try again at the next poll)
