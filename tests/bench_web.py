@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from server_fixtures import start_daphne, stop_daphne
-from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
+from web_browser import browser, in_thread, open_page, sit_phone  # noqa: F401  (the fixture)
 
 import core
 from core.api import META_COMMANDS
@@ -347,7 +347,6 @@ def test_screenshot_teeko_analysis(
 
 # -- four games played on touch phones: taps per action, tap to every other screen -----------
 
-PHONE = (390, 844)
 
 SPY_JS = """() => {
   // the tap (pointerdown, with the seq the page held) and every events frame handled (the
@@ -400,20 +399,14 @@ class Latency:
 
 def bench_teka(server: Any, browser: Any, django_user_model: Any) -> None:  # noqa: F811
     from server_helpers import seat_code
-    from test_web_seat_teka import Table, touch_phone
+    from test_web_seat_teka import Table
     from test_web_seats import organiser_table
 
     g, table = organiser_table(browser, server, django_user_model, {"kind": "teka"})
     gid = g["id"]
     phones = []
     for seat, name in enumerate(["Ann", "Bob", "Cy", "Di"]):
-        w = touch_phone(browser, f"{server.http}/join/{seat_code(g, seat)}/", *PHONE)
-        w.page.fill("#name", name)
-        w.page.locator("#open-seats button").tap()
-        w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function(
-            "() => document.getElementById('conn').textContent === 'connected'")
-        phones.append(w)
+        phones.append(sit_phone(browser, server, seat_code(g, seat), name))
     lat = Latency([*phones, table])
     t = Table(server, gid, phones, Random(7))
     t0 = time.monotonic()
@@ -448,7 +441,7 @@ def bench_teka(server: Any, browser: Any, django_user_model: Any) -> None:  # no
 
 def bench_tedoku(server: Any, browser: Any) -> None:  # noqa: F811
     from server_helpers import post_json, seat_code
-    from test_web_seat_tedoku import aim, touch_phone
+    from test_web_seat_tedoku import aim
     from test_web_seats import the_log
 
     g = post_json(server, "/api/games/", {"kind": "tedoku",
@@ -456,13 +449,7 @@ def bench_tedoku(server: Any, browser: Any) -> None:  # noqa: F811
     gid = g["id"]
     phones = []
     for seat, name in enumerate(["Ann", "Bob", "Cy"]):
-        w = touch_phone(browser, f"{server.http}/join/{seat_code(g, seat)}/", *PHONE)
-        w.page.fill("#name", name)
-        w.page.tap("#open-seats button")
-        w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function(
-            "() => document.getElementById('conn').textContent === 'connected'")
-        phones.append(w)
+        phones.append(sit_phone(browser, server, seat_code(g, seat), name))
     table = open_page(browser, f"{server.http}/games/{gid}/table/", 1920, 1080)
     lat = Latency([*phones, table])
     game = core.GAMES["tedoku"]
@@ -521,19 +508,14 @@ def bench_tedoku(server: Any, browser: Any) -> None:  # noqa: F811
 
 def bench_board(server: Any, browser: Any, kind: str) -> None:  # noqa: F811
     from server_helpers import post_json, seat_code
-    from test_web_seat_board import HOLD_COMMANDS, Phone, open_phone, server_now, wait_past
+    from test_web_seat_board import HOLD_COMMANDS, Phone, server_now, wait_past
 
     options = {"move_cap": 40} if kind == "teeko" else {}
     g = post_json(server, "/api/games/", {"kind": kind, "options": options})
     gid = g["id"]
     phones = []
     for seat, name in enumerate(["Ann", "Bob"]):
-        w = open_phone(browser, f"{server.http}/join/{seat_code(g, seat)}/", PHONE)
-        w.page.fill("#name", name)
-        w.page.tap("#open-seats button")
-        w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function(
-            "() => document.getElementById('conn').textContent === 'connected'")
+        w = sit_phone(browser, server, seat_code(g, seat), name)
         w.page.evaluate(HOLD_COMMANDS)
         phones.append(Phone(w, seat))
     table = open_page(browser, f"{server.http}/games/{gid}/table/", 1920, 1080)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
-from test_web_seats import PHONE, shot
-from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
+from test_web_seats import shot
+from web_browser import PHONE, browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 from server.leagues.models import ClubEvent, Invite, League, Season
 

@@ -24,12 +24,11 @@ from typing import Any
 import pytest
 from server_helpers import get_json, http
 from test_web_seats import shot
-from web_browser import WAIT_MS, Watched, browser, in_thread  # noqa: F401  (the fixture)
+from web_browser import PHONE, WAIT_MS, Watched, browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(400)]
 
 SMALL = (360, 740)
-PHONE = (390, 844)
 ROOT = Path(__file__).resolve().parent.parent
 
 OVERFLOW = """() => {
@@ -64,10 +63,7 @@ SMALL_CONTROLS = """() => {
 
 def phone(chromium: Any, size: tuple[int, int] = PHONE) -> Watched:
     """A touch phone (its own context: cookies, storage and service workers of its own)."""
-    ctx = chromium.new_context(viewport={"width": size[0], "height": size[1]}, has_touch=True,
-                               is_mobile=True, device_scale_factor=2)
-    ctx.set_default_timeout(WAIT_MS)
-    w = Watched(ctx.new_page())
+    w = open_page(chromium, None, *size, touch=True)
     w.failed = []  # type: ignore[attr-defined]
     w.page.on("response", lambda r: w.failed.append(f"{r.status} {r.url}")  # type: ignore[attr-defined]
               if r.status >= 400 else None)

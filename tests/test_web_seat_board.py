@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from server_helpers import get_json, post_json, seat_code
 from test_web_seats import check_phone_frames, shot, small_controls, the_log
-from web_browser import WAIT_MS, Watched, browser, in_thread  # noqa: F401  (the fixture)
+from web_browser import WAIT_MS, Watched, browser, in_thread, sit_phone  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
@@ -108,27 +108,12 @@ class Phone:
         return list(self.page.evaluate(LAYOUT)) + small_controls(self.page)
 
 
-def open_phone(chromium: Any, url: str, size: tuple[int, int]) -> Watched:
-    ctx = chromium.new_context(viewport={"width": size[0], "height": size[1]},
-                               has_touch=True, is_mobile=True, device_scale_factor=2)
-    ctx.set_default_timeout(WAIT_MS)
-    page = ctx.new_page()
-    w = Watched(page)
-    page.goto(url)
-    return w
-
-
 def table_of_phones(chromium: Any, server: Any, data: dict[str, Any],
                     names: list[str]) -> tuple[int, list[Phone]]:
     g = post_json(server, "/api/games/", data)
     phones = []
     for seat, name in enumerate(names):
-        w = open_phone(chromium, f"{server.http}/join/{seat_code(g, seat)}/", PHONES[seat])
-        w.page.fill("#name", name)
-        w.page.tap("#open-seats button")
-        w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function(
-            "() => document.getElementById('conn').textContent === 'connected'")
+        w = sit_phone(chromium, server, seat_code(g, seat), name, PHONES[seat])
         w.page.evaluate(HOLD_COMMANDS)
         phones.append(Phone(w, seat))
     return int(g["id"]), phones

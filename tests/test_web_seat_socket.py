@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 from server_helpers import get_json, post_json, seat_code
-from test_web_seats import PHONE, join_phones
-from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
+from test_web_seats import join_phones
+from web_browser import PHONE, browser, in_thread, open_page  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 

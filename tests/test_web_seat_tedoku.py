@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from server_helpers import get_json, seat_code
 from test_web_seats import check_phone_frames, organiser_table, shot, the_log
-from web_browser import WAIT_MS, Watched, browser, in_thread  # noqa: F401  (the fixture)
+from web_browser import WAIT_MS, Watched, browser, in_thread, sit_phone  # noqa: F401  (the fixture)
 
 import core
 
@@ -28,29 +28,10 @@ SIZES = [(390, 844), (360, 740), (390, 844)]
 Form = tuple[tuple[int, int], ...]
 
 
-def touch_phone(chromium: Any, url: str, width: int, height: int) -> Watched:
-    """A phone: a touch screen, a mobile viewport, two device pixels a CSS pixel."""
-    ctx = chromium.new_context(viewport={"width": width, "height": height}, has_touch=True,
-                               is_mobile=True, device_scale_factor=2)
-    ctx.set_default_timeout(WAIT_MS)
-    page = ctx.new_page()
-    watched = Watched(page)
-    page.goto(url)
-    return watched
-
-
 def join_touch_phones(chromium: Any, server: Any, g: dict[str, Any],
                       names: list[str]) -> list[Watched]:
-    phones = []
-    for i, name in enumerate(names):
-        w = touch_phone(chromium, f"{server.http}/join/{seat_code(g, i)}/", *SIZES[i])
-        w.page.fill("#name", name)
-        w.page.tap("#open-seats button")
-        w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function(
-            "() => document.getElementById('conn').textContent === 'connected'")
-        phones.append(w)
-    return phones
+    return [sit_phone(chromium, server, seat_code(g, i), name, SIZES[i])
+            for i, name in enumerate(names)]
 
 
 def normal(cells: list[tuple[int, int]]) -> Form:

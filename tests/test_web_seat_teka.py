@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from server_helpers import get_json, seat_code
 from test_web_seats import check_phone_frames, organiser_table, shot, the_log
-from web_browser import WAIT_MS, Watched, browser, in_thread  # noqa: F401  (the fixture)
+from web_browser import WAIT_MS, Watched, browser, in_thread, sit_phone  # noqa: F401  (the fixture)
 
 import core
 
@@ -91,16 +91,6 @@ HOLD_JS = """() => {
     for (const [ws, data] of window.gnHeld.splice(0)) send.call(ws, data);
   };
 }"""
-
-
-def touch_phone(chromium: Any, url: str, width: int, height: int) -> Watched:
-    ctx = chromium.new_context(viewport={"width": width, "height": height}, has_touch=True,
-                               is_mobile=True, device_scale_factor=2)
-    ctx.set_default_timeout(WAIT_MS)
-    page = ctx.new_page()
-    watched = Watched(page)
-    page.goto(url)
-    return watched
 
 
 def card_text(card: str) -> str:
@@ -321,13 +311,7 @@ def test_four_phones_play_a_teka_hand_by_tapping_the_cards(
     shot(table.page, "table-teka-open-desktop.png")
     phones = []
     for seat, name in enumerate(["Ann", "Bob", "Cy", "Di"]):
-        w = touch_phone(browser, f"{server.http}/join/{seat_code(g, seat)}/", *SIZES[seat])
-        w.page.fill("#name", name)
-        w.page.locator("#open-seats button").tap()
-        w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function(
-            "() => document.getElementById('conn').textContent === 'connected'")
-        phones.append(w)
+        phones.append(sit_phone(browser, server, seat_code(g, seat), name, SIZES[seat]))
     t = Table(server, gid, phones, Random(7))
     scans = 0
     tricks_seen = -1

@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 from server_helpers import check_record, post_json, seat_code
-from web_browser import browser, in_thread, open_page  # noqa: F401  (the fixture)
+from web_browser import PHONE, browser, in_thread, open_page, sit_phone  # noqa: F401  (the fixture)
 
 import core
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(400)]
 
-PHONE = (390, 844)
 
 
 def the_log(game_id: int) -> list[Any]:
@@ -57,16 +56,8 @@ def organiser_table(chromium: Any, server: Any, django_user_model: Any, data: An
 
 
 def join_phones(chromium: Any, server: Any, g: dict[str, Any], names: list[str]) -> list[Any]:
-    phones = []
-    for i, name in enumerate(names):
-        w = open_page(chromium, f"{server.http}/join/{seat_code(g, i)}/", *PHONE)
-        w.page.fill("#name", name)
-        w.page.click("#open-seats button")
-        w.page.wait_for_selector("#play:not([hidden])")
-        w.page.wait_for_function(
-            "() => document.getElementById('conn').textContent === 'connected'")
-        phones.append(w)
-    return phones
+    return [sit_phone(chromium, server, seat_code(g, i), name, touch=False)
+            for i, name in enumerate(names)]
 
 
 def tap_moves(phones: list[Any], rng: Random) -> int:

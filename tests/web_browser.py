@@ -109,10 +109,36 @@ WAIT_MS = 120_000
 what a page may take on a loaded machine."""
 
 
-def open_page(browser: Any, url: str, width: int = 1280, height: int = 800) -> Watched:
-    ctx = browser.new_context(viewport={"width": width, "height": height})
+PHONE = (390, 844)
+"""A phone's viewport in CSS pixels (390x844: a common phone's)."""
+
+
+def open_page(browser: Any, url: str | None, width: int = 1280, height: int = 800, *,
+              touch: bool = False) -> Watched:
+    """A page in a browser context of its own (cookies, storage, service workers), at
+    ``url`` unless None. ``touch``: a phone (a touch screen, a mobile viewport, two device
+    pixels a CSS pixel)."""
+    phone = {"has_touch": True, "is_mobile": True, "device_scale_factor": 2} if touch else {}
+    ctx = browser.new_context(viewport={"width": width, "height": height}, **phone)
     ctx.set_default_timeout(WAIT_MS)
     page = ctx.new_page()
     watched = Watched(page)
-    page.goto(url)
+    if url is not None:
+        page.goto(url)
     return watched
+
+
+def sit_phone(browser: Any, server: Any, code: str, name: str,
+              size: tuple[int, int] = PHONE, *, touch: bool = True) -> Watched:
+    """A phone that opened a seat's join link (``code``), gave ``name``, took the seat (by a
+    tap, or a click when not ``touch``) and is connected."""
+    w = open_page(browser, f"{server.http}/join/{code}/", *size, touch=touch)
+    w.page.fill("#name", name)
+    if touch:
+        w.page.tap("#open-seats button")
+    else:
+        w.page.click("#open-seats button")
+    w.page.wait_for_selector("#play:not([hidden])")
+    w.page.wait_for_function(
+        "() => document.getElementById('conn').textContent === 'connected'")
+    return w
