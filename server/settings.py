@@ -296,6 +296,12 @@ def _database() -> dict[str, object]:
     # of its own under ASGI) and a shard thread borrow a connection and give it back.
     db["CONN_MAX_AGE"] = 0
     db.setdefault("CONN_HEALTH_CHECKS", True)
+    if DB_POOL > 0 and db["ENGINE"] == "django.db.backends.postgresql" \
+            and db["CONN_HEALTH_CHECKS"]:
+        # Pooled connections are checked by server/pgbackend (every dead idle one at once,
+        # not one per backoff step): Django's check is off there.
+        db["ENGINE"] = "server.pgbackend"
+        db["CONN_HEALTH_CHECKS"] = False
     if DB_POOL > 0:
         from server.dbconfig import reconnect_options
 

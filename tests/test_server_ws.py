@@ -222,10 +222,6 @@ def test_db_pid(transactional_db):
     return connection.connection.info.backend_pid
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "in the whole suite (not alone: 6 of 6) the worker thread has waited the pool's 10 s for a "
-    "connection after the backends were killed, twice since the pools reconnect through "
-    "psycopg_pool's public options; being found (docs/checks.md)"))
 async def test_database_connections_killed_mid_game(server_runtime, test_db_pid):
     """Every server connection to PostgreSQL dies (as in a database restart): the next
     moves reconnect and go through; nothing is lost or doubled."""
