@@ -633,6 +633,7 @@ class ReplayModel:
         self.index = min(len(self.events), 1)
         self.playing = False
         self._analysis: dict[int, Obj] | None = None
+        self._no_analysis = ""
         self.teka_analysis: Any = None
         """A finished online Teka match: its analysis from the server
         (client_kivy.vm.teka_analysis.TekaReplayAnalysis), else None."""
@@ -702,12 +703,22 @@ class ReplayModel:
 
                 try:
                     plies = analyse(self.events)["plies"]
-                except (NoTable, ValueError):
+                except NoTable as exc:
+                    plies = []
+                    self._no_analysis = f"No analysis of the moves here: {exc.reason}"
+                except ValueError:
                     plies = []
                 at = [i for i, ev in enumerate(self.events) if ev.get("type") in ("placed",
                                                                                "moved")]
                 self._analysis = dict(zip(at, plies, strict=False))
         return self._analysis
+
+
+    def analysis_note(self) -> str:
+        """Why a game that could be analysed on this device is not (Teeko without its solved
+        table): a line for the replay; "" otherwise."""
+        self.analysis()
+        return self._no_analysis
 
 
 def ply_phrase(ply: Obj) -> str:
