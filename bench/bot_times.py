@@ -9,10 +9,11 @@
 Each level plays a game against itself (every seat that level, the seeds fixed) until it has
 made ``--moves`` decisions, each timed from the view handed to the bot to its answer, with
 the app's clock: the level's limit, at most ``--cap`` seconds (the settings' cap, 8 by
-default; ``--flat``: that cap alone, as before the levels had limits). A decision with a single legal move is not counted (the app's bots answer it at
-once too, without a search). Printed per game and level: the decisions timed, the median and
-the longest seconds, and the limit. Run it with ``GAMENIGHT_PURE=1`` for what a phone runs
-(the pure-Python core; ``core.COMPILED`` is printed)."""
+default; ``--flat``: that cap alone, as before the levels had limits). A decision with a
+single legal move is not counted (the app plays it without a search too). Printed per game
+and level: the decisions timed, the median and the longest seconds, and the limit. Run it
+with ``GAMENIGHT_PURE=1`` for what a phone runs (the pure-Python core; ``core.COMPILED`` is
+printed)."""
 
 from __future__ import annotations
 
@@ -53,8 +54,11 @@ def time_level(game_name: str, level: str, moves: int, limit: float, seed: int) 
             else:
                 started = time.monotonic()
                 deadline = started + limit
-                command = bot.choose(view, seat, Random(rng.getrandbits(64)),
-                                     lambda d=deadline: time.monotonic() >= d, None)
+
+                def stop(at: float = deadline) -> bool:
+                    return time.monotonic() >= at
+
+                command = bot.choose(view, seat, Random(rng.getrandbits(64)), stop, None)
                 out.append(time.monotonic() - started)
             for ev in game.decide(state, seat, command, rng):
                 state = game.evolve(state, ev)

@@ -99,7 +99,7 @@ def test_a_teeko_replay_without_the_table_says_why(
     assert "No analysis of the moves here" in label.text, label.text
     assert "./gamenight solve teeko --squares axis" in label.text
     assert label.height > 0 and label.opacity == 1
-    x, y = testing.window_point(label, label.x, label.y)
+    _x, y = testing.window_point(label, label.x, label.y)
     from kivy.core.window import Window
 
     assert 0 <= y and y + label.height <= Window.height + 1, "the line is in view"

@@ -137,7 +137,7 @@ def test_the_declarer_raises_with_one_confirmed_action(app: Any, size: Any) -> N
 @pytest.mark.parametrize("size", SIZES)
 def test_signals_say_what_they_mean_where_they_are_chosen(app: Any, size: Any) -> None:  # noqa: F811
     at(*size)
-    s = start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dev")], seed=5)
+    start_local(app, "teka", [person(n) for n in ("Ann", "Bob", "Cleo", "Dev")], seed=5)
     screen = app.root.get_screen("game")
     bid_to_a_forced_contract(screen)
     table = screen.board

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from client_kivy.vm.confirm import MoveGate
 from core.teka import CALL_MEANINGS, FORCED_MEANING, RAISE_MEANING, SIGNAL_MEANINGS
 
 Obj = dict[str, Any]
@@ -59,7 +58,7 @@ class TekaModel:
         self.selected: str | None = None
         self.raising = False
         """The declarer's raise chooser is open (:meth:`open_raise`)."""
-        self.raise_gate = MoveGate(enabled=True)
+        self.raise_chosen: Obj | None = None
         """The raise chosen, held until it is confirmed (:meth:`choose_raise`)."""
 
     def update(self, view: Obj, legal: list[Obj], viewer: int = 0) -> None:
@@ -70,8 +69,8 @@ class TekaModel:
             self.selected = None
         if not self.raise_levels():  # the moment to raise has gone: chooser and choice too
             self.cancel_raise()
-        else:
-            self.raise_gate.still_legal(self.legal)
+        elif self.raise_chosen is not None and self.raise_chosen not in self.legal:
+            self.raise_chosen = None  # (that number is no longer allowed: choose again)
 
     # -- seats around the table: the viewer at the bottom -----------------------------------
     def position(self, seat: int) -> str:
@@ -166,7 +165,7 @@ class TekaModel:
 
     def open_raise(self) -> bool:
         """Open the chooser of :meth:`raise_levels` (``False`` when no raise is allowed)."""
-        self.raise_gate.cancel()
+        self.raise_chosen = None
         self.raising = bool(self.raise_levels())
         return self.raising
 
@@ -174,26 +173,26 @@ class TekaModel:
         """Hold the raise to ``to`` for confirmation; the held command (None if not legal)."""
         for c in self.commands("raise"):
             if int(c["to"]) == to:
-                self.raise_gate.offer(c)
-                return self.raise_gate.pending
+                self.raise_chosen = dict(c)
+                return self.raise_chosen
         return None
 
     def raise_held(self) -> Obj | None:
-        return self.raise_gate.pending
+        return self.raise_chosen
 
     def confirm_raise(self) -> Obj | None:
         """The raise to send, once confirmed; the chooser closes."""
-        command = self.raise_gate.confirm()
+        command, self.raise_chosen = self.raise_chosen, None
         self.raising = False
         return command
 
     def cancel_raise(self) -> None:
-        self.raise_gate.cancel()
+        self.raise_chosen = None
         self.raising = False
 
     def raise_question(self) -> str:
         """What the confirmation asks: "Raise the contract from 9 to 11?" and what it means."""
-        held = self.raise_gate.pending
+        held = self.raise_chosen
         if held is None:
             return ""
         bid = (self.view.get("contract") or {}).get("bid")

@@ -23,7 +23,6 @@ from core.api import Game as CoreGame
 from server.games import cache, reading
 from server.games.dbpool import knob
 from server.games.models import Game
-from server.games.wording import player_names
 from server.games.views import (
     ApiError,
     api,
@@ -32,6 +31,7 @@ from server.games.views import (
     rate_limited,
     viewing_user,
 )
+from server.games.wording import player_names
 
 MAX_RANGE = 1000
 """Most views one ``/views/`` answer holds (a 2,000-event Teka match: two requests)."""
