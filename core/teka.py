@@ -57,6 +57,25 @@ SIDE_NAMES: Final = ("North-South", "East-West")
 CALL_WORDS: Final = {"pass": "passed", "ter": "said ter", "behi ter": "said behi ter",
                      "double 13": "bid double 13"}
 """A call that is not a number, as a verb."""
+CALL_MEANINGS: Final = {
+    "pass": "no bid",
+    "ter": "a pass that tells your partner: I can win few or no tricks",
+    "behi ter": "a pass that tells your partner: my hand is very weak",
+    "double 13": "all 13 tricks, your partner sits out: beats any number",
+}
+"""A call that is not a number, in a few words for the one choosing it (the rules:
+docs/rules/players/teka.md, "Bidding")."""
+SIGNAL_MEANINGS: Final = {
+    "slam": "partner, lead this suit when you next lead",
+    "snap": "partner, lead the other suit of this colour (\u2665 and \u2666, \u2660 and \u2663)",
+    "drop": "I have no more cards of this suit",
+}
+"""What each signal tells the partner (and everyone: signals are public)."""
+FORCED_MEANING: Final = "the first three passed, so the dealer had to bid"
+"""Why a contract is marked forced."""
+RAISE_MEANING: Final = ("Both opponents must accept. Made, it scores the new number; failed, "
+                        "the opponents score twice it.")
+"""What a raise means for the declarer's side, said before it is proposed."""
 DOING: Final = {"cut": "cutting the deck", "bidding": "bidding", "trumps": "naming trumps",
                 "play": "playing a card"}
 """What a seat to act is doing, by the view's phase."""

@@ -54,6 +54,23 @@ def seat_name(names: Sequence[str] | None, seat: Any) -> str:
     return f"Seat {seat + 1}"
 
 
+def told_apart(names: Sequence[str], bots: Sequence[bool], labels: Sequence[str]) -> list[str]:
+    """Players' names as the live game says them: a bot whose name another seat shares is
+    told apart by its seat's word ("Bot North", "Bot 2": ``labels`` are the game's
+    ``seat_labels``, a label that is only "Seat N" gives the number); the others as named.
+    The one rule of the app (``client_kivy.vm.session.player_names``) and the server's pages
+    (``server.web.views.seat_names``, static/web/common.js ``playerNames``)."""
+    out = []
+    for seat, name in enumerate(names):
+        if seat < len(bots) and bots[seat] and list(names).count(name) > 1:
+            label = labels[seat] if seat < len(labels) else f"Seat {seat + 1}"
+            word = str(seat + 1) if label == f"Seat {seat + 1}" else label
+            out.append(f"{name} {word}")
+        else:
+            out.append(str(name))
+    return out
+
+
 def joined_and(items: Sequence[str]) -> str:
     """A list in words: "a", "a and b", "a, b and c"."""
     if len(items) <= 2:

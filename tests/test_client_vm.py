@@ -292,9 +292,10 @@ def test_teka_raise_proposed_and_accepted_through_the_model():
 
 
 def test_offline_bot_answers_by_the_device_time_limit():
-    # The strongest levels run on the pure core on a tablet: past the session's time limit
-    # the bot answers with its best move so far. A clock that jumps 5 s a reading: the
-    # deadline is set at 0, the bot's check at 5 s goes on, the one at 10 s stops it.
+    # The strongest levels run on the pure core on a tablet: past its level's time (max:
+    # 5 s), never more than the session's cap, the bot answers with its best move so far. A
+    # clock that jumps 5 s a reading: the deadline is set at 0, the bot's check at 5 s stops
+    # it (with the cap alone, 8 s, it went on to the check at 10 s).
     reads = []
 
     def clock() -> float:
@@ -306,5 +307,8 @@ def test_offline_bot_answers_by_the_device_time_limit():
     s.clock = clock
     assert s.send({"type": "place", "to": "c3"})
     assert s.to_act == [0] and len(s.view["pieces"][1]) == 1
-    assert reads == [0.0, 5.0, 10.0]
+    assert reads == [0.0, 5.0]
+    assert s.think_seconds(1) == 5.0
+    s.bot_time_limit = 2.0  # the settings' cap under the level's time: the cap counts
+    assert s.think_seconds(1) == 2.0
     assert LocalSession.bot_time_limit <= 10

@@ -297,8 +297,8 @@ class GameScreen(Screen):
             b.bind(on_release=lambda *_: self.new_game())
             grid.add_widget(b)
         actions = [("Moves", self.show_moves), ("Rules", self.show_rules)]
-        if s.share_url() is not None:  # a game on the server: its page in any browser
-            actions.append(("Share", self.share))
+        if s.share_url() is not None and not banner:  # its page in any browser (on the
+            actions.append(("Share", self.share))  # banner while it is up: shown once)
         for text, action in actions:
             b = GButton(text=text, bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
             b.bind(on_release=lambda *_, act=action: act())

@@ -63,7 +63,8 @@ class ReplayScreen(Screen):
                 text += m.teka_analysis.note(m.index - 1)
         self.caption = text
         a = m.teka_analysis
-        self.analysis_text = a.panel(m.index, self.names()) if a is not None else ""
+        self.analysis_text = a.panel(m.index, self.names()) if a is not None else \
+            m.analysis_note()
         if self.moves_view is not None:
             self.moves_view.current = self.current_move()
 

@@ -61,6 +61,8 @@ class SetupScreen(Screen):
     game = StringProperty("teeko")
     rules_title = StringProperty("Rules of Teeko")
     """The rules button's text, set with the game (:meth:`choose_game`)."""
+    levels_note = StringProperty("")
+    """Why a bot level is not offered here (Teeko's Perfect without its solved table)."""
     can_change_seats = BooleanProperty(False)
     has_options = BooleanProperty(False)
     online = BooleanProperty(False)
@@ -91,7 +93,7 @@ class SetupScreen(Screen):
             info = App.get_running_app().lobby.kind_info(self.game)
             levels = [lv for lv in info.get("bot_levels", ["random"]) if lv != "random"]
             return levels or ["random"]
-        return opts.bot_levels(self.game)
+        return opts.bot_levels(self.game, self.option_values)
 
     def on_pre_enter(self, *_: Any) -> None:
         if not self._built:
@@ -116,31 +118,41 @@ class SetupScreen(Screen):
         app = App.get_running_app()
         name = app.settings.get("name", "") if app else ""
         players = opts.default_players(game, None, name)
+        choices = opts.option_choices(game)
+        self.option_values = {key: values[0][0] for key, _label, values in choices}
         if self.online:
             levels = self.levels()
             for i, p in enumerate(players):
                 p["kind"] = "me" if i == 0 else ("open" if i == 1 or len(players) == 2 else "bot")
                 p["level"] = levels[min(1, len(levels) - 1)]
         self.set_players(players)
-        self.option_values = {}
         box = self.ids.options
         box.clear_widgets()
-        choices = opts.option_choices(game)
         self.has_options = bool(choices)
         for key, label, values in choices:
-            self.option_values[key] = values[0][0]
             box.add_widget(WrapLabel(text=label, color=MUTED, halign="left"))
             row = FlowGrid(cell_width=dp(100), max_cols=4, spacing=dp(6))
             for i, (value, vlabel) in enumerate(values):
                 t = GToggle(text=vlabel, group=f"opt-{game}-{key}",
                             state="down" if i == 0 else "normal")
-                t.bind(on_press=lambda _w, k=key, v=value: self.option_values.__setitem__(k, v))
+                t.bind(on_press=lambda _w, k=key, v=value: self.set_option(k, v))
                 row.add_widget(t)
             box.add_widget(row)
         self.time_values = {"time": "", "abandon": ""}
         if self.online:  # time rules: the server's (docs/protocol.md, "Time rules")
             self.has_options = True
             self._add_time_rules(box, game)
+
+    def set_option(self, key: str, value: Any) -> None:
+        """A table rule chosen; the bot levels follow it (Teeko's Perfect needs the solved
+        table of the squares chosen), each seat keeping its kind and, if still offered, its
+        level."""
+        before = self.levels()
+        self.option_values[key] = value
+        if self.levels() != before:
+            self.set_players(self.players())
+        elif not self.online:
+            self.levels_note = opts.levels_note(self.game, self.option_values)
 
     def _add_time_rules(self, box: Any, game: str) -> None:
         rows = [("time", "Time", clocks.time_choices(game)),
@@ -165,12 +177,17 @@ class SetupScreen(Screen):
         box = self.ids.seats
         box.clear_widgets()
         self.rows = []
+        levels = self.levels()
+        self.levels_note = "" if self.online else opts.levels_note(self.game,
+                                                                    self.option_values)
         for i, p in enumerate(players):
+            if p.get("kind") == "bot" and p.get("level") not in levels:
+                p = {**p, "level": levels[min(1, len(levels) - 1)]}
             row = SeatRow(label=seat_title(self.game, i), name=p["name"], kind=p["kind"],
                           level=str(p.get("level", "")), group=f"seat-{self.game}-{i}")
             row.default_names = default_names(self.game, i, len(players), p["name"],
                                               p["kind"])
-            row.build(self.levels(), self.online)
+            row.build(levels, self.online)
             row.ids.name.disabled = self.online
             row.ids.name.opacity = 0 if self.online else 1
             if self.online:  # names come from the people who sit down: keep the seat label

@@ -20,18 +20,38 @@ def seat_range(game: str) -> tuple[int, int]:
     return g.min_seats, g.max_seats
 
 
-def bot_levels(game: str) -> list[str]:
+def bot_levels(game: str, options: Obj | None = None) -> list[str]:
     """Bot levels offered for ``game`` on this device, weakest first ("random" only when
     nothing else): a level too slow for the pure-Python core is left out when the device
-    runs it (``core.ai.bots.device_levels``)."""
+    runs it (``core.ai.bots.device_levels``), and so is a level that plays from a solved
+    table not on this device for these ``options`` (``core.ai.bots.missing_levels``: Teeko's
+    Perfect, which would think like Max without it; :func:`levels_note` says why)."""
     try:
-        from core.ai.bots import device_levels
+        from core.ai.bots import device_levels, missing_levels
 
-        levels = device_levels(game)
+        missing = missing_levels(game, options)
+        levels = [lv for lv in device_levels(game) if lv not in missing]
     except ImportError:
         levels = ["random"]
     real = [lv for lv in levels if lv != "random"]
     return real or levels
+
+
+def levels_note(game: str, options: Obj | None = None) -> str:
+    """Why a level of ``game`` is not offered on this device for these ``options`` and how to
+    get it, in a line for the set-up screen; "" when every level is offered."""
+    try:
+        from core.ai.bots import missing_levels
+    except ImportError:
+        return ""
+    missing = missing_levels(game, options)
+    if not missing:
+        return ""
+    squares = str((options or {}).get("squares", "axis"))
+    names = " and ".join(lv.capitalize() for lv in missing)
+    return (f"{names}: not offered, it plays from the solved {core.GAMES[game].title()} "
+            f"table of these squares, which is not on this device. A computer builds it "
+            f"with ./gamenight solve teeko --squares {squares} (about 2 minutes, 97 MB).")
 
 
 def default_level(game: str) -> str:

@@ -18,7 +18,7 @@ from random import Random
 from typing import Any
 
 import core
-from core import upcast
+from core import upcast, wording
 from core.api import ALL, SPECTATOR, Game, IllegalMoveError, fold
 from core.words import describe
 
@@ -69,9 +69,8 @@ def player_names(game: str, players: list[Obj]) -> list[str]:
     (online every server bot is "Bot": ``client_kivy.vm.net.seat_player``) are told apart by
     their seat ("Bot East", "Bot 2")."""
     bases = [str(p.get("name") or seat_label(game, i)) for i, p in enumerate(players)]
-    return [f"{name} {seat_word(game, i)}"
-            if players[i].get("kind") == "bot" and bases.count(name) > 1 else name
-            for i, name in enumerate(bases)]
+    return wording.told_apart(bases, [p.get("kind") == "bot" for p in players],
+                              [seat_label(game, i) for i in range(len(players))])
 
 
 def make_bot(game: str, level: Any) -> Any:
@@ -260,6 +259,19 @@ def outcome_text(game: str, players: list[Obj], outcome: Obj | None) -> str:
     return g.result_text(outcome, player_names(game, players))
 
 
+LEVEL_SECONDS: dict[str, float] = {"random": 0.5, "easy": 0.5, "medium": 1.5, "hard": 3.0,
+                                   "max": 5.0, "expert": 5.0, "perfect": 5.0}
+"""Seconds a bot of each level may think on this device before it answers with its best move
+so far (the levels' own budgets end most searches sooner): what a phone's pure-Python core
+can bear a move. Measured per game and level: docs/ai.md, "Time per move in the app"."""
+
+
+def think_limit(level: Any) -> float:
+    """The seconds a bot of ``level`` may think (:data:`LEVEL_SECONDS`; the longest for a
+    level it does not know)."""
+    return LEVEL_SECONDS.get(str(level), max(LEVEL_SECONDS.values()))
+
+
 class LocalSession(Session):
     """A game played on this device with the core: people (pass-and-play) and bots.
 
@@ -269,8 +281,8 @@ class LocalSession(Session):
 
     kind = "local"
     bot_time_limit: float = float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "8"))
-    """Seconds a bot may think on this device before it answers with its best move so far
-    (the strongest levels run on the pure-Python core here)."""
+    """The most seconds any bot may think on this device (the settings' choice), over each
+    level's own limit (:func:`think_limit`): the shorter of the two counts."""
     clock: Callable[[], float] = staticmethod(time.monotonic)
     bot_pause: float = 0.25
     """Seconds a bot waits before it plays (so a move is seen before the next one)."""
@@ -515,6 +527,12 @@ class LocalSession(Session):
 
         threading.Thread(target=work, daemon=True, name=f"bot-{seat}").start()
 
+    def think_seconds(self, seat: int) -> float:
+        """How long the bot of ``seat`` may think: its level's limit, at most the device's."""
+        level = self.players[seat].get("level", "random") if 0 <= seat < len(
+            self.players) else "random"
+        return min(self.bot_time_limit, think_limit(level))
+
     def pause_before(self, view: Obj) -> float:
         """How long a bot waits before playing, so people can follow: a finished Teka trick
         stays on the table :attr:`trick_pause` seconds (or until the table is tapped)."""
@@ -526,7 +544,8 @@ class LocalSession(Session):
 
     def _bot_choose(self, seat: int, view: Obj | None, rng: Random | None = None,
                     gen: int = 0) -> Obj:
-        bot = make_bot(self.game_name, self.players[seat].get("level", "random"))
+        level = self.players[seat].get("level", "random")
+        bot = make_bot(self.game_name, level)
         if view is None:
             view = self.game.view(self.state, seat)
 
@@ -541,7 +560,7 @@ class LocalSession(Session):
             if self.post is not None:
                 self.post(self.notify)
 
-        deadline = self.clock() + self.bot_time_limit
+        deadline = self.clock() + self.think_seconds(seat)
 
         def should_stop() -> bool:
             return (self._stop.is_set() or (gen != 0 and gen != self._bot_gen)
@@ -633,6 +652,7 @@ class ReplayModel:
         self.index = min(len(self.events), 1)
         self.playing = False
         self._analysis: dict[int, Obj] | None = None
+        self._no_analysis = ""
         self.teka_analysis: Any = None
         """A finished online Teka match: its analysis from the server
         (client_kivy.vm.teka_analysis.TekaReplayAnalysis), else None."""
@@ -702,12 +722,22 @@ class ReplayModel:
 
                 try:
                     plies = analyse(self.events)["plies"]
-                except (NoTable, ValueError):
+                except NoTable as exc:
+                    plies = []
+                    self._no_analysis = f"No analysis of the moves here: {exc.reason}"
+                except ValueError:
                     plies = []
                 at = [i for i, ev in enumerate(self.events) if ev.get("type") in ("placed",
                                                                                "moved")]
                 self._analysis = dict(zip(at, plies, strict=False))
         return self._analysis
+
+
+    def analysis_note(self) -> str:
+        """Why a game that could be analysed on this device is not (Teeko without its solved
+        table): a line for the replay; "" otherwise."""
+        self.analysis()
+        return self._no_analysis
 
 
 def ply_phrase(ply: Obj) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.teka import CALL_MEANINGS, FORCED_MEANING, RAISE_MEANING, SIGNAL_MEANINGS
+
 Obj = dict[str, Any]
 SUITS = "SHDC"
 SUIT_SYMBOL = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
@@ -31,6 +33,19 @@ def call_text(call: Any) -> str:
             "double 13": "Double 13"}.get(str(call), str(call))
 
 
+def calls_meaning(calls: list[Any]) -> str:
+    """A line under the bid buttons saying what the calls offered that are not numbers mean
+    (core.teka.CALL_MEANINGS): "Ter: a pass that tells your partner: ..."; "" for none."""
+    said = [f"{call_text(c)}: {CALL_MEANINGS[str(c)]}" for c in calls
+            if not isinstance(c, int) and str(c) in CALL_MEANINGS and c != "pass"]
+    return "  ·  ".join(said)
+
+
+def signals_meaning(signals: list[str]) -> str:
+    """A line under the signal buttons: what each signal offered tells the partner."""
+    return "  ·  ".join(f"+ {s}: {SIGNAL_MEANINGS[s]}" for s in signals if s in SIGNAL_MEANINGS)
+
+
 def side_name(side: int) -> str:
     return "North-South" if side == 0 else "East-West"
 
@@ -41,6 +56,10 @@ class TekaModel:
         self.legal: list[Obj] = []
         self.viewer: int = 0
         self.selected: str | None = None
+        self.raising = False
+        """The declarer's raise chooser is open (:meth:`open_raise`)."""
+        self.raise_chosen: Obj | None = None
+        """The raise chosen, held until it is confirmed (:meth:`choose_raise`)."""
 
     def update(self, view: Obj, legal: list[Obj], viewer: int = 0) -> None:
         self.view = view or {}
@@ -48,6 +67,10 @@ class TekaModel:
         self.viewer = viewer if viewer >= 0 else 0
         if self.selected is not None and self.selected not in self.playable():
             self.selected = None
+        if not self.raise_levels():  # the moment to raise has gone: chooser and choice too
+            self.cancel_raise()
+        elif self.raise_chosen is not None and self.raise_chosen not in self.legal:
+            self.raise_chosen = None  # (that number is no longer allowed: choose again)
 
     # -- seats around the table: the viewer at the bottom -----------------------------------
     def position(self, seat: int) -> str:
@@ -134,6 +157,52 @@ class TekaModel:
             if c.get("type") == "play" and c.get("card") == card and c.get("signal") == signal:
                 return c
         return None
+
+    # -- the declarer's raise: one action, a chooser, a confirmation --------------------------
+    def raise_levels(self) -> list[int]:
+        """The numbers the declarer may raise the contract to now (none: no raise)."""
+        return sorted(int(c["to"]) for c in self.commands("raise"))
+
+    def open_raise(self) -> bool:
+        """Open the chooser of :meth:`raise_levels` (``False`` when no raise is allowed)."""
+        self.raise_chosen = None
+        self.raising = bool(self.raise_levels())
+        return self.raising
+
+    def choose_raise(self, to: int) -> Obj | None:
+        """Hold the raise to ``to`` for confirmation; the held command (None if not legal)."""
+        for c in self.commands("raise"):
+            if int(c["to"]) == to:
+                self.raise_chosen = dict(c)
+                return self.raise_chosen
+        return None
+
+    def raise_held(self) -> Obj | None:
+        return self.raise_chosen
+
+    def confirm_raise(self) -> Obj | None:
+        """The raise to send, once confirmed; the chooser closes."""
+        command, self.raise_chosen = self.raise_chosen, None
+        self.raising = False
+        return command
+
+    def cancel_raise(self) -> None:
+        self.raise_chosen = None
+        self.raising = False
+
+    def raise_question(self) -> str:
+        """What the confirmation asks: "Raise the contract from 9 to 11?" and what it means."""
+        held = self.raise_chosen
+        if held is None:
+            return ""
+        bid = (self.view.get("contract") or {}).get("bid")
+        start = f" from {bid}" if bid else ""
+        return f"Raise the contract{start} to {held['to']}? {RAISE_MEANING}"
+
+    def forced_meaning(self) -> str:
+        """Why the contract is marked "(forced)"; "" when it is not."""
+        c = self.view.get("contract") or {}
+        return f"Forced: {FORCED_MEANING}." if c.get("forced") and not c.get("raised") else ""
 
     def score_series(self) -> list[tuple[int, int]]:
         """Totals of both sides after each hand, starting from 0-0 (for the chart)."""

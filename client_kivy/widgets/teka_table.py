@@ -23,8 +23,10 @@ from client_kivy.vm.teka import (
     SUIT_SYMBOL,
     TekaModel,
     call_text,
+    calls_meaning,
     card_text,
     side_name,
+    signals_meaning,
 )
 from client_kivy.widgets.board import BoardWidget, draw_text, lerp, text_texture
 from client_kivy.widgets.common import BRASS, IVORY, MUTED, FlowGrid, GButton, WrapLabel
@@ -473,6 +475,7 @@ class TekaTable(BoardWidget):
             return b
 
         hint = ""
+        meaning = ""  # a word on what the choices offered mean, under their buttons
         if m.commands("keep") or m.commands("throw_in"):
             hint = "Nothing above a 10: keep this hand or throw it in?"
             for c in m.commands("keep"):
@@ -483,6 +486,7 @@ class TekaTable(BoardWidget):
             add(call_text(c["call"]), c, isinstance(c["call"], int) or c["call"] == "double 13")
         if m.bids():
             hint = "Your call"
+            meaning = calls_meaning([c["call"] for c in m.bids()])
         for c in m.commands("trumps"):
             add(f"{SUIT_SYMBOL[c['suit']]} {SUIT_NAME[c['suit']]}", c)
             hint = "Name trumps"
@@ -494,14 +498,16 @@ class TekaTable(BoardWidget):
             plain = m.play(m.selected, None)
             if plain is not None:
                 add(f"Play {card_text(m.selected)}", plain)
-            for sig in SIGNALS:
-                cmd = m.play(m.selected, sig)
-                if cmd is not None:
-                    add(f"+ {sig}", cmd, False)
+            signals = [sig for sig in SIGNALS if m.play(m.selected, sig) is not None]
+            for sig in signals:
+                add(f"+ {sig}", m.play(m.selected, sig), False)
+            meaning = signals_meaning(signals)
         elif m.playable():
             hint = "Your turn: tap a card to play (the bright ones can be played)"
-        for c in m.commands("raise"):
-            add(f"Bid {c['to']} instead", c, False)
+        if m.raise_levels():  # one action; the numbers and a confirmation in its dialog
+            b = GButton(text="Raise\u2026", font_size=sp(16), bg=(1, 1, 1, 0.14), fg=IVORY)
+            b.bind(on_release=lambda *_: self.open_raise())
+            grid.add_widget(b)
         for c in m.commands("accept_raise"):
             add("Accept raise", c)
             hint = f"Declarer proposes {m.view.get('raise', {}).get('pending')}: accept?"
@@ -511,6 +517,11 @@ class TekaTable(BoardWidget):
             box.add_widget(WrapLabel(text=hint, font_size=sp(16), color=BRASS,
                                      font_name="DejaVuSans"))
         box.add_widget(grid)
+        if meaning:
+            box.add_widget(WrapLabel(text=meaning, font_size=sp(14), color=MUTED,
+                                     font_name=SYMBOL_FONT))
+        if m.forced_meaning() and not meaning:  # "(forced)" on the contract
+            box.add_widget(WrapLabel(text=m.forced_meaning(), font_size=sp(14), color=MUTED))
         if small and m.contract_text():  # not drawn on a small table: said here
             won = m.view.get("tricks_won") or [0, 0]
             box.add_widget(WrapLabel(
@@ -533,6 +544,39 @@ class TekaTable(BoardWidget):
         else:
             box.add_widget(sheet)
 
+        self._follow_raise()
+
+    raise_view: Any = None
+    """The raise dialog, while it is open."""
+
+    def open_raise(self) -> None:
+        """The declarer's "Raise...": a dialog with the numbers allowed, then a confirmation;
+        nothing is sent before it is confirmed."""
+        if not self.model.open_raise():
+            return
+        if self.raise_view is not None:
+            self.raise_view.dismiss(animation=False)
+        self.raise_view = RaiseDialog(self)
+        self.raise_view.open(animation=False)
+
+    def send_raise(self) -> None:
+        """The confirmed raise goes to the table (confirmed already: no second gate)."""
+        command = self.model.confirm_raise()
+        if self.raise_view is not None:
+            self.raise_view.dismiss(animation=False)
+        if command is not None and self.session is not None:
+            self.session.send(command)
+
+    def _follow_raise(self) -> None:
+        """The game moved on while the dialog was open: it follows (or goes with the raise)."""
+        view = self.raise_view
+        if view is None:
+            return
+        if not self.model.raising:
+            view.dismiss(animation=False)
+        else:
+            view.build()
+
     peek: Any = None
 
     def show_last_trick(self) -> None:
@@ -545,6 +589,65 @@ class TekaTable(BoardWidget):
         self.peek = LastTrick(last, self.name)
         self.peek.bind(on_dismiss=lambda *_: setattr(self, "peek", None))
         self.peek.open(animation=False)
+
+
+class RaiseDialog(ModalView):
+    """The declarer's raise: the numbers allowed (one tap chooses), then "Raise to N?" with
+    what it means, sent only by "Propose N"; Cancel (or a tap outside) sends nothing."""
+
+    def __init__(self, table: TekaTable, **kw: Any) -> None:
+        from kivy.core.window import Window
+
+        super().__init__(size_hint=(None, None), background_color=(0, 0, 0, 0.5), **kw)
+        self.table = table
+        self.width = min(Window.width - dp(24), dp(460))
+        self.body = BoxLayout(orientation="vertical", padding=dp(16), spacing=dp(10),
+                              size_hint_y=None)
+        self.body.bind(minimum_height=self.body.setter("height"))
+        self.body.bind(height=lambda _w, h: setattr(self, "height", h))
+        self.add_widget(self.body)
+        self.bind(on_dismiss=lambda *_: self._gone())
+        self.build()
+
+    def _gone(self) -> None:
+        if self.table.raise_view is self:
+            self.table.raise_view = None
+        self.table.model.cancel_raise()  # (a confirmed raise has left the gate already)
+
+    def build(self) -> None:
+        m = self.table.model
+        body = self.body
+        body.clear_widgets()
+        grid = FlowGrid(cell_width=dp(84), max_cols=4, spacing=dp(6))
+        held = m.raise_held()
+        if held is None:
+            bid = (m.view.get("contract") or {}).get("bid")
+            body.add_widget(WrapLabel(text=f"Raise the contract{f' from {bid}' if bid else ''}"
+                                           " to:", font_size=sp(18), bold=True, color=BRASS))
+            for to in m.raise_levels():
+                b = GButton(text=str(to), font_size=sp(18))
+                b.bind(on_release=lambda _b, n=to: self.choose(n))
+                grid.add_widget(b)
+        else:
+            body.add_widget(WrapLabel(text=m.raise_question(), font_size=sp(16), color=IVORY))
+            b = GButton(text=f"Propose {held['to']}", font_size=sp(16))
+            b.bind(on_release=lambda *_: self.table.send_raise())
+            grid.add_widget(b)
+            back = GButton(text="Other number", font_size=sp(16), bg=(1, 1, 1, 0.14), fg=IVORY)
+            back.bind(on_release=lambda *_: self.back())
+            grid.add_widget(back)
+        cancel = GButton(text="Cancel", font_size=sp(16), bg=(1, 1, 1, 0.14), fg=IVORY)
+        cancel.bind(on_release=lambda *_: self.dismiss(animation=False))
+        grid.add_widget(cancel)
+        body.add_widget(grid)
+
+    def choose(self, to: int) -> None:
+        self.table.model.choose_raise(to)
+        self.build()
+
+    def back(self) -> None:
+        self.table.model.open_raise()
+        self.build()
 
 
 class TablePopup(ModalView):

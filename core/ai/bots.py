@@ -92,6 +92,28 @@ def device_levels(game_name: str, compiled: bool | None = None) -> list[str]:
     return [lv for lv in LEVELS.get(game_name, ["random"]) if fast or lv not in slow]
 
 
+TABLE_LEVELS: dict[str, frozenset[str]] = {"teeko": frozenset({"perfect"})}
+"""Per game, the levels that play from a solved table (``core.teeko_table``): without the
+table of the game's options they play like a searching level (:func:`missing_levels`)."""
+
+
+def missing_levels(game_name: str, options: dict[str, object] | None = None) -> dict[str, str]:
+    """The levels of :data:`TABLE_LEVELS` whose table is not here for these options, each
+    with why (``core.teeko_analysis.NoTable.reason``); empty when every level can play as it
+    should. Cheap after the first call: a table is opened once and kept."""
+    wanted = TABLE_LEVELS.get(game_name, frozenset()) & set(LEVELS.get(game_name, []))
+    if not wanted:
+        return {}
+    from core.teeko_analysis import NoTable, table_for
+
+    squares = str((options or {}).get("squares", "axis"))
+    try:
+        table_for(squares)
+    except NoTable as exc:
+        return {level: exc.reason for level in sorted(wanted)}
+    return {}
+
+
 def make_bot(game_name: str, level: str) -> Bot:
     """The bot of ``level`` for ``game_name``. Raises ``ValueError`` for an unknown one."""
     if game_name not in GAMES:
@@ -108,11 +130,13 @@ __all__ = [
     "COMPILED_ONLY",
     "FACTORIES",
     "LEVELS",
+    "TABLE_LEVELS",
     "Bot",
     "BotFactory",
     "RandomBot",
     "answer_draw_offer",
     "device_levels",
     "make_bot",
+    "missing_levels",
     "register",
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import core
+from core.wording import told_apart
 
 from .models import Game
 from .seating import seat_replaced
@@ -21,6 +22,27 @@ def seat_label(s: Any) -> str:
     if not s.filled:
         return "open"
     return str(s.name or "guest")
+
+
+def player_names(kind: str, seats: list[Any]) -> list[str]:
+    """The players' names by seat as the pages say them, the app's and the live game's way:
+    a bot by its name without its level ("Bot (easy)" is "Bot"), bots sharing a name told
+    apart by their seat ("Bot North", core.wording.told_apart); a bot that took over a
+    player's seat "Ann (bot)"; anyone else by name, else "Seat N"."""
+    seats = sorted(seats, key=lambda s: s.number)
+    names, bots = [], []
+    for s in seats:
+        bot = s.kind == s.BOT and not seat_replaced(s)
+        if seat_replaced(s):
+            names.append(f"{s.name or 'Guest'} (bot)")
+        elif bot:
+            names.append(str(s.name or "Bot").split(" (")[0] or "Bot")
+        else:
+            names.append(str(s.name or f"Seat {s.number + 1}"))
+        bots.append(bot)
+    g = core.GAMES.get(kind)
+    labels = g.seat_labels(len(seats)) if g is not None else []
+    return told_apart(names, bots, labels)
 
 
 DECIDED_LABELS = {

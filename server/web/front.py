@@ -16,7 +16,7 @@ from core import words
 from server.games import tables
 from server.games.models import Game
 from server.games.views import error, last_seqs, open_due_fixtures, viewing_user
-from server.games.wording import seat_label
+from server.games.wording import player_names
 from server.leagues import api as league_api
 from server.leagues.models import League
 
@@ -53,8 +53,9 @@ def home(request: HttpRequest) -> HttpResponse:
         seqs = last_seqs(games_) if status == Game.LIVE else {}  # shown for live games only
         out = []
         for g in games_:
-            seats = list(g.seat_set.all())
-            names = [seat_label(s) for s in seats]
+            seats = sorted(g.seat_set.all(), key=lambda s: s.number)
+            names = [n if s.filled or s.kind == s.BOT else "open"  # bots by seat, as in play
+                     for s, n in zip(seats, player_names(g.kind, seats), strict=True)]
             taken = sum(1 for s in seats if s.filled)
             out.append(
                 {

@@ -20,7 +20,7 @@ import core
 from core import words
 from core.api import ALL, SPECTATOR
 from core.api import Game as CoreGame
-from server.games import cache, reading, seating
+from server.games import cache, reading
 from server.games.dbpool import knob
 from server.games.models import Game
 from server.games.views import (
@@ -31,6 +31,7 @@ from server.games.views import (
     rate_limited,
     viewing_user,
 )
+from server.games.wording import player_names
 
 MAX_RANGE = 1000
 """Most views one ``/views/`` answer holds (a 2,000-event Teka match: two requests)."""
@@ -56,12 +57,9 @@ def game_info(g: Game) -> dict[str, Any]:
 
 def seat_names(g: Game) -> list[str]:
     """The players' names by seat, as the pages show them (static/web/common.js
-    ``playerNames``): a bot that took over a player's seat is "Ann (bot)"."""
-    out = []
-    for s in sorted(g.seat_set.all(), key=lambda s: s.number):
-        name = s.name or f"Seat {s.number + 1}"
-        out.append(f"{s.name or 'Guest'} (bot)" if seating.seat_replaced(s) else name)
-    return out
+    ``playerNames``): bots by seat ("Bot North"), a bot that took over a player's seat "Ann
+    (bot)" (``server.games.wording.player_names``)."""
+    return player_names(g.kind, list(g.seat_set.all()))
 
 
 def worded(g: Game, records: list[dict[str, Any]], names: list[str]) -> list[str]:

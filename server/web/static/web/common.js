@@ -37,12 +37,26 @@ export function seatLabel(kind, seat) {
   return `Seat ${seat + 1}`;
 }
 
-/** Names of the players, by seat ("Ann", "Bot (easy)", "open"). */
+/** Names of the players, by seat ("Ann", "Bot North", "open"): bots as the app and the live
+ * game name them (server/games/wording.py player_names, core.wording.told_apart). */
 export function playerNames(game) {
-  return (game.seats || []).map((s) => {
-    if (s.kind === "bot") return s.replaced ? `${s.name || "Guest"} (bot)` : (s.name || `Bot (${s.bot_level})`);
+  return namesOf(game.kind, (game.seats || []).map((s, i) => ({ ...s, seat: s.seat ?? i })));
+}
+
+/** Seats (as the API and the presence frames give them) to names: a bot by its name less its
+ * level ("Bot (easy)" is "Bot"), bots sharing a name told apart by their seat ("Bot East",
+ * "Bot 2" where the game names seats by number only). */
+export function namesOf(kind, seats) {
+  const bot = seats.map((s) => s.kind === "bot" && !s.replaced);
+  const names = seats.map((s, i) => {
+    if (s.kind === "bot") return s.replaced ? `${s.name || "Guest"} (bot)` : ((s.name || "Bot").split(" (")[0] || "Bot");
     if (!s.taken) return "open";
     return s.name || `Seat ${s.seat + 1}`;
+  });
+  return names.map((name, i) => {
+    if (!bot[i] || names.filter((n) => n === name).length < 2) return name;
+    const label = seatLabel(kind, i);
+    return `${name} ${label === `Seat ${i + 1}` ? String(i + 1) : label}`;
   });
 }
 

@@ -2,7 +2,7 @@
 // position (slider, steps, autoplay, keyboard, move list, ?seq=N links). docs/web.md.
 
 import {
-  esc, fetchWords, infoOf, kindTitle, learnKinds, marks, markName, playerNames, reportError,
+  esc, fetchWords, infoOf, kindTitle, learnKinds, marks, markName, namesOf, playerNames, reportError,
   seatLabel,
 } from "./common.js";
 import { drawn, drawsBot, patch, sheetOf, statusOf } from "./boards.js";
@@ -224,7 +224,7 @@ function plyNote(p) {
 
 function currentNames() {
   if (st.presence) {
-    return st.presence.seats.map((s, i) => (s.kind === "bot" && !s.replaced ? (s.name || `Bot (${s.bot_level})`) : (s.taken ? (s.name || `Seat ${i + 1}`) : "open")));
+    return namesOf(game.kind, st.presence.seats.map((s, i) => ({ ...s, seat: i })));
   }
   return st.names;
 }
