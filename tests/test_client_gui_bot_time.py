@@ -79,3 +79,30 @@ def test_a_bot_thinks_its_levels_time(app: Any, size: Any, level: str, limit: fl
                                           and e.get("type") == "placed") == 1)
     start = looks[0]
     assert limit <= looks[-1] - start <= limit + 0.5, (level, looks[-1] - start)
+
+
+@pytest.mark.parametrize(("choice", "hard", "easy"), [("2 s", 2.0, 0.5), ("By level", 3.0, 0.5),
+                                                      ("20 s", 20.0, 20.0)])
+def test_the_think_time_setting_still_chooses(app: Any, choice: str, hard: float,  # noqa: F811
+                                              easy: float) -> None:
+    """The settings' think time next to the levels' own limits: "2 s" caps every level, "By
+    level" keeps each level's own, "20 s" lets every level think that long (before, 8 s and
+    20 s both gave the levels' limits: the choice did nothing)."""
+    from test_client_gui_motion_and_settings import choose
+
+    choose(app, "think", choice)
+    try:
+        app.show("home")
+        testing.pump(2)
+        testing.tap(app.root.get_screen("home").ids.play_here)
+        setup = app.root.get_screen("setup")
+        testing.tap(by_text(setup, "Teeko"))
+        testing.tap(next(t for t in setup.rows[1].ids.kinds.children if t.text == "Hard"))
+        testing.tap(setup.ids.start)
+        s = app.session
+        assert s.think_seconds(1) == hard
+        s.players[1]["level"] = "easy"
+        assert s.think_seconds(1) == easy
+    finally:
+        app.leave_game()
+        choose(app, "think", "By level")

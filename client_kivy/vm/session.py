@@ -266,6 +266,10 @@ so far (the levels' own budgets end most searches sooner): what a phone's pure-P
 can bear a move. Measured per game and level: docs/ai.md, "Time per move in the app"."""
 
 
+DEFAULT_THINK = 8.0
+"""The settings' default for the device's limit: each level keeps its own (all shorter)."""
+
+
 def think_limit(level: Any) -> float:
     """The seconds a bot of ``level`` may think (:data:`LEVEL_SECONDS`; the longest for a
     level it does not know)."""
@@ -280,7 +284,7 @@ class LocalSession(Session):
     """
 
     kind = "local"
-    bot_time_limit: float = float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", "8"))
+    bot_time_limit: float = float(os.environ.get("GAMENIGHT_BOT_TIME_LIMIT", str(DEFAULT_THINK)))
     """The most seconds any bot may think on this device (the settings' choice), over each
     level's own limit (:func:`think_limit`): the shorter of the two counts."""
     clock: Callable[[], float] = staticmethod(time.monotonic)
@@ -528,9 +532,13 @@ class LocalSession(Session):
         threading.Thread(target=work, daemon=True, name=f"bot-{seat}").start()
 
     def think_seconds(self, seat: int) -> float:
-        """How long the bot of ``seat`` may think: its level's limit, at most the device's."""
+        """How long the bot of ``seat`` may think: its level's limit, at most the device's
+        (the settings' choice); a choice beyond :data:`DEFAULT_THINK` ("up to 20 s") lets
+        every level think that long (stronger, slower: the player asked for it)."""
         level = self.players[seat].get("level", "random") if 0 <= seat < len(
             self.players) else "random"
+        if self.bot_time_limit > DEFAULT_THINK:
+            return self.bot_time_limit
         return min(self.bot_time_limit, think_limit(level))
 
     def pause_before(self, view: Obj) -> float:
