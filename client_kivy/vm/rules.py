@@ -188,7 +188,7 @@ def _teka(g: Any) -> list[RulePicture]:
     state = fold(g, list(g.start(g.options({}), rng)))
     for _ in range(200):  # (the deal, the bids, trumps, then a trick of four cards)
         view = g.view(state, 0)
-        if len(view.get("trick") or []) == 4:
+        if view.get("tricks"):  # (the first trick taken: it stays on the table)
             break
         seat = list(g.to_act(state))[0]
         legal = g.legal_commands(state, seat)
