@@ -303,10 +303,6 @@ class TableScreen(Screen):
         self.shown_seat = seat
         self._trigger()
 
-    def visible_cards(self) -> list[SeatCard]:
-        """The seat cards in view now (every seat's on a tablet, the chosen one on a phone)."""
-        return list(self.ids.ring.cards)
-
     def _card(self, m: TableModel, seat: int, is_open: bool, finished: bool) -> SeatCard:
         from client_kivy.vm.session import seat_word
 
