@@ -28,7 +28,7 @@ def back_to_tablet_size(app):  # noqa: F811
     testing.set_size(1280, 800)
 
 
-def inside_window(w) -> bool:  # noqa: ANN001
+def inside_window(w) -> bool:
     from kivy.core.window import Window
 
     x, y = w.to_window(w.x, w.y)
@@ -36,7 +36,7 @@ def inside_window(w) -> bool:  # noqa: ANN001
         y + w.height <= Window.height + 0.5
 
 
-def drawn_inside(w, group: str) -> list:  # noqa: ANN001
+def drawn_inside(w, group: str) -> list:
     """The instructions of canvas group ``group`` on ``w``'s canvas.after, each checked to
     lie inside the widget (a picture drawn where its button is)."""
     from kivy.graphics import Rectangle, Triangle

@@ -25,7 +25,7 @@ def back_to_tablet_size(app):  # noqa: F811
     testing.set_size(1280, 800)
 
 
-def inside_window(w) -> bool:  # noqa: ANN001
+def inside_window(w) -> bool:
     from kivy.core.window import Window
 
     x, y = w.to_window(w.x, w.y)

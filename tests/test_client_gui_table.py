@@ -472,7 +472,7 @@ def decode_qr_codes(path: str) -> set[str]:
     return {line.strip() for line in out.stdout.splitlines() if line.strip()}
 
 
-def inside_window(w) -> bool:  # noqa: ANN001
+def inside_window(w) -> bool:
     from kivy.core.window import Window
 
     x, y = w.to_window(w.x, w.y)
@@ -480,7 +480,7 @@ def inside_window(w) -> bool:  # noqa: ANN001
         y + w.height <= Window.height + 0.5
 
 
-def shown_cards(screen):  # noqa: ANN001, ANN201
+def shown_cards(screen):
     """The seat cards on the screen now (on a phone only the chosen seat's)."""
     return sorted((c for c in screen.cards.values() if c.parent is not None
                    and c.get_root_window() is not None), key=lambda c: c.seat)
@@ -544,7 +544,7 @@ def test_every_open_seats_qr_code_is_at_its_seat_and_the_title_follows_who_sat(
         tab = next(t for t in find(screen.switcher, "GToggle") if t.value == str(seat))
         assert inside_window(tab) and tab.height >= dp(48) - 0.5
         testing.tap(tab)
-        assert testing.wait_until(lambda: settled() and [c.seat for c in  # noqa: B023
+        assert testing.wait_until(lambda: settled() and [c.seat for c in
                                                           shown_cards(screen)] == [seat])  # noqa: B023
         testing.pump(4)
         qr = shown_cards(screen)[0].ids.qr

@@ -69,10 +69,11 @@ class SeatCard(BoxLayout):
 
 
 class SeatRing(Widget):
-    """The table seen from above: the board on an oval in the middle and every seat's card
-    at its place round it (the first seat at the bottom, the others round the table as the
-    board draws them: Teka's North at the bottom, East on the right), all in view at once. On a phone (``compact``) one seat's card at a time, chosen with a row of
-    seat buttons above it, and the board beside or under it."""
+    """The table seen from above: the board in the middle and every seat's card at its
+    place round it (the first seat at the bottom, the others round the table as the board
+    draws them: Teka's North at the bottom, East on the right), all in view at once. On a
+    phone (``compact``) one seat's card at a time, chosen with a row of seat buttons above
+    it, and the board beside or under it."""
 
     table_area = ListProperty([0, 0, 0, 0])
     """x, y, width, height of the middle, between the seats: the board's place."""
@@ -225,7 +226,7 @@ class TableScreen(Screen):
     def is_compact(width: float, height: float) -> bool:
         """A phone (upright or on its side): too small for every seat's card round the
         board at a size a phone's camera reads."""
-        return width < dp(600) or height < dp(560)
+        return bool(width < dp(600) or height < dp(560))
 
     def _resized(self, *_: Any) -> None:
         if self.is_compact(*self.size) != self.ids.ring.compact:

@@ -137,7 +137,7 @@ def _play(g: Any, options: dict[str, Any], moves: list[Any], seed: int = 1) -> A
     rng = Random(seed)
     state = fold(g, list(g.start(g.options(options), rng)))
     for move in moves:
-        seat = list(g.to_act(state))[0]
+        seat = next(iter(g.to_act(state)))
         cmd = move(g.legal_commands(state, seat), state) if callable(move) else move
         state, _ = apply(g, state, seat, cmd, rng)
     return state
@@ -165,19 +165,19 @@ def _tedoku(g: Any) -> list[RulePicture]:
                         g.view(state, 0), 0)]
 
 
-def _teka_choice(legal: list[Any], state: Any) -> Any:
+def _teka_choice(legal: list[Any], view: dict[str, Any]) -> Any:
     """At a table for the picture: keep, the first caller bids the lowest and the others
-    pass, the first trump suit, the first card that may be played."""
+    pass, the first trump suit, the first card that may be played (no signal)."""
     types = {c["type"] for c in legal}
     for t in ("keep", "cut", "refuse_raise"):
         if t in types:
             return next(c for c in legal if c["type"] == t)
     bids = [c for c in legal if c["type"] == "bid"]
     if bids:
-        calls = {str(c["call"]): c for c in bids}
+        passes = [c for c in bids if c["call"] == "pass"]
+        if view.get("bids") and passes:
+            return passes[0]
         numbers = [c for c in bids if isinstance(c["call"], int)]
-        if "pass" in calls and any(c["type"] == "bid" for c in getattr(state, "bids", []) or []):
-            return calls["pass"]
         return min(numbers, key=lambda c: c["call"]) if numbers else bids[0]
     plays = [c for c in legal if c["type"] == "play" and not c.get("signal")]
     return (plays or legal)[0]
@@ -186,17 +186,13 @@ def _teka_choice(legal: list[Any], state: Any) -> Any:
 def _teka(g: Any) -> list[RulePicture]:
     rng = Random(3)
     state = fold(g, list(g.start(g.options({}), rng)))
-    for _ in range(200):  # (the deal, the bids, trumps, then a trick of four cards)
+    for _ in range(200):  # (the deal, the bids, trumps, then the first trick)
         view = g.view(state, 0)
         if view.get("tricks"):  # (the first trick taken: it stays on the table)
             break
-        seat = list(g.to_act(state))[0]
-        legal = g.legal_commands(state, seat)
-        cmd = _teka_choice(legal, view)
-        if cmd["type"] == "bid" and view.get("bids") and any(
-                c["type"] == "bid" and c["call"] == "pass" for c in legal):
-            cmd = next(c for c in legal if c["type"] == "bid" and c["call"] == "pass")
-        state, _ = apply(g, state, seat, cmd, rng)
+        seat = next(iter(g.to_act(state)))
+        state, _ = apply(g, state, seat, _teka_choice(g.legal_commands(state, seat), view),
+                         rng)
     return [RulePicture("A hand", "A trick: one card from each player round the table; the "
                         "contract and the tricks so far above it, North's hand below.",
                         g.view(state, 0), 0, tall=True)]
