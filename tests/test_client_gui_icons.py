@@ -28,14 +28,6 @@ def back_to_tablet_size(app):  # noqa: F811
     testing.set_size(1280, 800)
 
 
-def inside_window(w) -> bool:
-    from kivy.core.window import Window
-
-    x, y = w.to_window(w.x, w.y)
-    return x >= -0.5 and y >= -0.5 and x + w.width <= Window.width + 0.5 and \
-        y + w.height <= Window.height + 0.5
-
-
 def drawn_inside(w, group: str) -> list:
     """The instructions of canvas group ``group`` on ``w``'s canvas.after, each checked to
     lie inside the widget (a picture drawn where its button is)."""
@@ -78,7 +70,7 @@ def test_the_replay_transport_is_drawn_icons_with_their_names(app, size):  # noq
         assert b.icon == icon and b.label == ICON_NAMES[icon]
         assert b.text == ""  # no "|<" "<<" ">|": the picture says it
         assert b.width >= dp(48) - 0.5 and b.height >= dp(48) - 0.5
-        assert inside_window(b), (key, b.to_window(*b.pos), b.size)
+        assert testing.inside_window(b), (key, b.to_window(*b.pos), b.size)
         assert drawn_inside(b, ICON_GROUP), key
     # play turns to pause while it plays, and back
     testing.tap(replay.ids.first)

@@ -25,14 +25,6 @@ def back_to_tablet_size(app):  # noqa: F811
     testing.set_size(1280, 800)
 
 
-def inside_window(w) -> bool:
-    from kivy.core.window import Window
-
-    x, y = w.to_window(w.x, w.y)
-    return x >= -0.5 and y >= -0.5 and x + w.width <= Window.width + 0.5 and \
-        y + w.height <= Window.height + 0.5
-
-
 @pytest.mark.parametrize("size", [(360, 740), (1280, 800)])
 @pytest.mark.parametrize("game", ["teeko", "tiku", "tedoku", "teka"])
 def test_rules_show_a_picture_of_the_game(app, game, size):  # noqa: F811

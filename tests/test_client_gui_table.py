@@ -472,14 +472,6 @@ def decode_qr_codes(path: str) -> set[str]:
     return {line.strip() for line in out.stdout.splitlines() if line.strip()}
 
 
-def inside_window(w) -> bool:
-    from kivy.core.window import Window
-
-    x, y = w.to_window(w.x, w.y)
-    return x >= -0.5 and y >= -0.5 and x + w.width <= Window.width + 0.5 and \
-        y + w.height <= Window.height + 0.5
-
-
 def shown_cards(screen):
     """The seat cards on the screen now (on a phone only the chosen seat's)."""
     return sorted((c for c in screen.cards.values() if c.parent is not None
@@ -520,7 +512,7 @@ def test_every_open_seats_qr_code_is_at_its_seat_and_the_title_follows_who_sat(
         qrs = {c.seat: c.ids.qr for c in shown_cards(screen) if c.code}
         assert sorted(qrs) == [0, 1, 2, 3]
         for seat, qr in qrs.items():
-            assert inside_window(qr), (w, h, seat, qr.to_window(*qr.pos), qr.size)
+            assert testing.inside_window(qr), (w, h, seat, qr.to_window(*qr.pos), qr.size)
             assert qr.width >= dp(100)  # (a phone's camera reads it across the table)
         # each at its own place: North below the board, East right, South above, West left
         board = screen.board
@@ -542,13 +534,13 @@ def test_every_open_seats_qr_code_is_at_its_seat_and_the_title_follows_who_sat(
     assert testing.wait_until(lambda: settled() and screen.switcher is not None)
     for seat in range(4):
         tab = next(t for t in find(screen.switcher, "GToggle") if t.value == str(seat))
-        assert inside_window(tab) and tab.height >= dp(48) - 0.5
+        assert testing.inside_window(tab) and tab.height >= dp(48) - 0.5
         testing.tap(tab)
         assert testing.wait_until(lambda: settled() and [c.seat for c in
                                                           shown_cards(screen)] == [seat])  # noqa: B023
         testing.pump(4)
         qr = shown_cards(screen)[0].ids.qr
-        assert inside_window(qr)
+        assert testing.inside_window(qr)
         read = set()
         for attempt in range(10):
             path = str(tmp_path / f"phone-{seat}-{attempt}.png")
@@ -608,7 +600,7 @@ def test_four_people_setting_up_teka_are_offered_the_table_with_phones(
         assert phones.text == "Play with phones at the table" and here.text == "Pass this device"
         assert tuple(phones.bg) == BRASS and phones.y > here.y  # the lead, above
         for b in (phones, here):
-            assert inside_window(b) and b.width >= dp(48) and b.height >= dp(48)
+            assert testing.inside_window(b) and b.width >= dp(48) and b.height >= dp(48)
         testing.tap(here)
         assert testing.wait_until(lambda: app.root.current == "game")
         assert app.session.kind == "local" and app.session.game_name == "teka"
