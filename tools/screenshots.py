@@ -3,7 +3,7 @@
 screen, each game mid-play and at its end) at phone (360x740 dp) and tablet (1280x800)
 sizes, into docs/screenshots/.
 
-    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone|tablet] [--states rules,...]
+    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone|tablet] [--states a,b]
 
 Runs headless (SDL offscreen); nothing needs a display or a server (the lobby is filled
 with sample tables).
