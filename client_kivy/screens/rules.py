@@ -21,6 +21,8 @@ class RulePictureBox(BoxLayout):
     needs (a square board at most 380 dp; Teka's table a little wider than high)."""
 
     board = ObjectProperty(None)
+    text = StringProperty("")
+    """The picture in words (its caption): what a reader says for it."""
     tall = BooleanProperty(False)
     """A table with a hand under it (Teka): higher than wide on a phone, and up to 480 dp."""
 
@@ -68,7 +70,7 @@ class RulesScreen(Screen):
 
         board = make_board(game)
         board.disabled = True
-        holder = RulePictureBox(board=board, tall=pic.tall)
+        holder = RulePictureBox(board=board, tall=pic.tall, text=pic.caption)
         holder.add_widget(board)
         board.refresh(pic.view, [])
         box.add_widget(holder)
