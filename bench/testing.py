@@ -160,3 +160,13 @@ def screenshot(path: str) -> str:
     if tmp and os.path.exists(tmp):
         os.replace(tmp, path)
     return path
+
+
+def inside_window(widget: Any) -> bool:
+    """Whether ``widget`` lies whole inside the window (where it is drawn, counting the
+    ScrollView offsets above it: :func:`window_point`)."""
+    from kivy.core.window import Window
+
+    x, y = window_point(widget, widget.x, widget.y)
+    return bool(x >= -0.5 and y >= -0.5 and x + widget.width <= Window.width + 0.5
+                and y + widget.height <= Window.height + 0.5)

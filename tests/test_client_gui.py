@@ -30,7 +30,8 @@ def find(root, cls_name):
 
 
 def by_text(root, text):
-    hits = [w for w in find(root, "GButton") + find(root, "GToggle") if w.text == text]
+    hits = [w for w in find(root, "GButton") + find(root, "GToggle") + find(root, "ShapeChip")
+            if w.text == text]
     assert hits, f"no button {text!r}"
     return hits[0]
 
@@ -249,7 +250,7 @@ def test_tedoku_place_with_rotate_and_flip(app):
                 break
         assert steps is not None
         # ...then do it by touch: shape chip, Rotate, Flip, tap the sheet
-        chips = {t.text: t for t in find(screen.ids.extra, "GToggle")}
+        chips = {t.text: t for t in find(screen.ids.extra, "ShapeChip")}
         testing.tap(chips[SHAPE_NAMES[target["shape"]]])
         assert m.shape == target["shape"]
         for _ in range(steps[0]):

@@ -121,8 +121,7 @@ def test_table_mode_shows_open_seats_with_qr_codes_live(app, daphne_server, serv
         assert card.url == f"{daphne_server.http}/join/{seat_code(game, seat)}/"
         assert card.ids.qr.matrix == qr_matrix(card.url)
     # the QR code really drawn is segno's matrix of the seat's address
-    card = screen.cards[0]
-    testing.scroll_parent(card).scroll_to(card, animate=False)
+    card = screen.cards[0]  # (at its seat, in view: no scrolling)
     testing.pump(3)
     # (the frame after a scroll or a resize may still be drawing: read until it is there)
     expected, read = qr_matrix(card.url), None
@@ -462,3 +461,167 @@ def test_the_app_follows_a_rematch_made_elsewhere(app, daphne_server, server_run
     assert testing.wait_until(lambda: app.session is not s and app.session is not None), \
         app.lobby.error
     assert app.session.game_id == made["game"] and app.session.seat == 0
+
+
+def decode_qr_codes(path: str) -> set[str]:
+    """Every QR code zbar's zbarimg reads in the picture at ``path``."""
+    import subprocess
+
+    out = subprocess.run(["zbarimg", "--raw", "-q", path], capture_output=True, text=True,
+                         timeout=60)
+    return {line.strip() for line in out.stdout.splitlines() if line.strip()}
+
+
+def shown_cards(screen):
+    """The seat cards on the screen now (on a phone only the chosen seat's)."""
+    return sorted((c for c in screen.cards.values() if c.parent is not None
+                   and c.get_root_window() is not None), key=lambda c: c.seat)
+
+
+def test_every_open_seats_qr_code_is_at_its_seat_and_the_title_follows_who_sat(
+        app, daphne_server, server_runtime, tmp_path):  # noqa: F811
+    """On a tablet (on its side and upright) every open seat's QR code is in the window at
+    once, at its own place round the board, and the window as drawn decodes to each seat's
+    address; on a phone a row of seat buttons shows each seat's code in turn. A seat taken
+    shows the player's name instead of its code, and once all four sat the title names
+    them (no "(open)" left)."""
+    import shutil
+
+    from kivy.metrics import dp
+
+    from client_kivy.vm.net import Api
+
+    if shutil.which("zbarimg") is None:
+        pytest.skip("zbarimg is not installed (apt-get install zbar-tools; .ci/run does it)")
+    api = organiser_app(app, daphne_server)
+    game = api.create("teka", {}, [{"kind": "open"}] * 4)
+    urls = {s: f"{daphne_server.http}/join/{seat_code(game, s)}/" for s in range(4)}
+    app.open_table(game)
+    screen = table_screen(app)
+    assert testing.wait_until(lambda: screen.model.session.connection == "spectating")
+
+    def settled() -> bool:
+        testing.pump(3)
+        return bool(screen.cards) and all(c.get_root_window() is not None and c.width > 1
+                                          for c in shown_cards(screen))
+
+    for w, h in ((1280, 800), (800, 1280)):
+        testing.set_size(w, h)
+        assert testing.wait_until(lambda: settled() and len(shown_cards(screen)) == 4)
+        testing.pump(6)
+        qrs = {c.seat: c.ids.qr for c in shown_cards(screen) if c.code}
+        assert sorted(qrs) == [0, 1, 2, 3]
+        for seat, qr in qrs.items():
+            assert testing.inside_window(qr), (w, h, seat, qr.to_window(*qr.pos), qr.size)
+            assert qr.width >= dp(100)  # (a phone's camera reads it across the table)
+        # each at its own place: North below the board, East right, South above, West left
+        board = screen.board
+        bx, by = board.to_window(*board.center)
+        centre = {s: q.to_window(*q.center) for s, q in qrs.items()}
+        assert centre[0][1] < by < centre[2][1] and centre[3][0] < bx < centre[1][0]
+        # the codes as drawn: every seat's address, all in one picture of the screen
+        read: set[str] = set()
+        for attempt in range(10):
+            path = str(tmp_path / f"table-{w}x{h}-{attempt}.png")
+            screen.export_to_png(path)
+            read = decode_qr_codes(path)
+            if read == set(urls.values()):
+                break
+            testing.pump(5)
+        assert read == set(urls.values()), (w, h, read)
+    # a phone: one seat at a time, every seat one tap away
+    testing.set_size(360, 740)
+    assert testing.wait_until(lambda: settled() and screen.switcher is not None)
+    for seat in range(4):
+        tab = next(t for t in find(screen.switcher, "GToggle") if t.value == str(seat))
+        assert testing.inside_window(tab) and tab.height >= dp(48) - 0.5
+        testing.tap(tab)
+        assert testing.wait_until(lambda: settled() and [c.seat for c in
+                                                          shown_cards(screen)] == [seat])  # noqa: B023
+        testing.pump(4)
+        qr = shown_cards(screen)[0].ids.qr
+        assert testing.inside_window(qr)
+        read = set()
+        for attempt in range(10):
+            path = str(tmp_path / f"phone-{seat}-{attempt}.png")
+            screen.export_to_png(path)
+            read = decode_qr_codes(path)
+            if read == {urls[seat]}:
+                break
+            testing.pump(5)
+        assert read == {urls[seat]}, (seat, read)
+    # people sit down: each card shows its player instead of the code; the title follows
+    testing.set_size(1280, 800)
+    phone = Api(daphne_server.http)
+    for seat, name in enumerate(("Ann", "Bob", "Cleo", "Dan")):
+        phone.join_code(seat_code(game, seat), name)
+        assert testing.wait_until(lambda: screen.cards.get(seat) is not None  # noqa: B023
+                                  and not screen.cards[seat].code  # noqa: B023
+                                  and screen.cards[seat].who.startswith(name))  # noqa: B023
+        assert screen.cards[seat].ids.qr.width == 0
+        assert name in screen.ids.title.text
+    assert testing.wait_until(lambda: "(open)" not in screen.title)
+    assert screen.title == "The table: Teka  Ann v Bob v Cleo v Dan"
+    assert screen.ids.title.text == screen.title
+
+
+def setup_teka_for_four_people(app):  # noqa: F811
+    """The set-up screen by touch: Teka, every seat a person; Start. The offer that comes
+    up (a modal over the set-up), or None."""
+    from kivy.core.window import Window
+
+    app.show("home")
+    testing.tap(app.root.get_screen("home").ids.play_here)
+    setup = app.root.get_screen("setup")
+    testing.tap(by_text(setup, "Teka"))
+    for row in setup.rows:
+        testing.tap(by_text(row, "Person"))
+    assert [p["kind"] for p in setup.players()] == ["human"] * 4
+    testing.tap(setup.ids.start)
+    testing.pump(3)
+    return next((w for w in Window.children if type(w).__name__ == "PhonesOffer"), None)
+
+
+def test_four_people_setting_up_teka_are_offered_the_table_with_phones(
+        app, daphne_server, server_runtime):  # noqa: F811
+    """Four people setting up Teka on one device are asked first: phones at the table (the
+    choice that leads, in the brass of the app's main buttons, on top) or pass this device.
+    Passing starts the game here; phones makes the table on the server and shows it, every
+    seat open with its code."""
+    from kivy.metrics import dp
+
+    from client_kivy.widgets.common import BRASS
+
+    for w, h in ((360, 740), (1280, 800)):
+        testing.set_size(w, h)
+        offer = setup_teka_for_four_people(app)
+        assert offer is not None and app.root.current == "setup" and app.session is None
+        phones, here = offer.ids.phones, offer.ids.here
+        assert phones.text == "Play with phones at the table" and here.text == "Pass this device"
+        assert tuple(phones.bg) == BRASS and phones.y > here.y  # the lead, above
+        for b in (phones, here):
+            assert testing.inside_window(b) and b.width >= dp(48) and b.height >= dp(48)
+        testing.tap(here)
+        assert testing.wait_until(lambda: app.root.current == "game")
+        assert app.session.kind == "local" and app.session.game_name == "teka"
+        app.leave_game()
+        testing.pump(3)
+    # the phones: the table made on the server, this device showing it
+    connect_lobby(app, daphne_server)
+    offer = setup_teka_for_four_people(app)
+    assert offer is not None
+    testing.tap(offer.ids.phones)
+    assert testing.wait_until(lambda: app.root.current == "table"), app.lobby.error
+    screen = table_screen(app)
+    assert screen.model.session.game_name == "teka"
+    assert testing.wait_until(lambda: sorted(screen.cards) == [0, 1, 2, 3] and all(
+        c.code for c in screen.cards.values()))
+    # two people and two bots are not offered it: the game starts at once
+    app.leave_table()
+    app.show("home")
+    testing.tap(app.root.get_screen("home").ids.play_here)
+    setup = app.root.get_screen("setup")
+    testing.tap(by_text(setup, "Teka"))
+    testing.tap(by_text(setup.rows[1], "Person"))
+    testing.tap(setup.ids.start)
+    assert testing.wait_until(lambda: app.root.current == "game")

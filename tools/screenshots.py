@@ -3,7 +3,7 @@
 screen, each game mid-play and at its end) at phone (360x740 dp) and tablet (1280x800)
 sizes, into docs/screenshots/.
 
-    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone|tablet]
+    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone|tablet] [--states a,b]
 
 Runs headless (SDL offscreen); nothing needs a display or a server (the lobby is filled
 with sample tables).
@@ -28,6 +28,7 @@ SIZES = {"phone": (360, 740), "tablet": (1280, 800)}
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
+    ap.add_argument("--states", default="", help="only these states of the tour, e.g. rules,home")
     args = ap.parse_args()
     os.environ.setdefault("GAMENIGHT_PURE", "1")
     testing.headless(1280, 960)  # the largest of all: the GL surface never grows
@@ -37,7 +38,10 @@ def main() -> int:
     os.makedirs(OUT, exist_ok=True)
     written = []
     sizes = {k: v for k, v in SIZES.items() if not args.only or k == args.only}
+    states = {x for x in args.states.split(",") if x}
     for name in tour(app):
+        if states and name not in states:
+            continue
         for size, (w, h) in sizes.items():
             testing.set_size(w, h)
             testing.pump(4)

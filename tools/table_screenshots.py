@@ -22,7 +22,7 @@ sys.path.insert(0, ROOT)
 from bench import testing  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "screenshots")
-SIZES = {"phone": (360, 740), "tablet": (1280, 800)}
+SIZES = {"phone": (360, 740), "tablet": (1280, 800), "tablet-upright": (800, 1280)}
 
 
 class NoSocket:
@@ -41,7 +41,7 @@ class NoSocket:
 
 def main() -> int:
     os.environ.setdefault("GAMENIGHT_PURE", "1")
-    testing.headless(1280, 960)  # the largest of all: the GL surface never grows
+    testing.headless(1280, 1280)  # the largest of all: the GL surface never grows
     app = testing.start_app(tempfile.mkdtemp(prefix="gamenight-shots-"))
     import core
     from client_kivy.screens.table import TableScreen
@@ -52,8 +52,10 @@ def main() -> int:
     game = core.GAMES["teka"]
     events = list(game.start(game.options({}), Random(4)))
     state = fold(game, events)
-    seats = [{"seat": i, "kind": "open", "name": "", "taken": False} for i in range(4)]
-    seats[2].update(kind="guest", name="Bob", taken=True, connected=True)
+    codes = ["K7QF9A3M", "R2XD8BNC", "H5TW4KPE", "Z9MV3GQA"]  # (the organiser's: every code)
+    seats = [{"seat": i, "kind": "open", "name": "", "taken": False, "code": codes[i]}
+             for i in range(4)]
+    seats[2].update(kind="guest", name="Bob", taken=True, connected=True, code="")
     info = {"id": 12, "kind": "teka", "code": "K7QF9A", "status": "live", "seats": seats}
     api = Api("192.168.1.20:8000")
     model = TableModel(api, info, app.settings, socket_factory=NoSocket)

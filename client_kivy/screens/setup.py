@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kivy.app import App
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, StringProperty
 from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 
 import core
@@ -245,15 +247,72 @@ class SetupScreen(Screen):
             app.lobby.create_kiosk(self.game, options, players,
                                    lambda game, secrets: app.open_kiosk(game, secrets, kiosk))
             return
+        if opts.offer_phones(self.game, players) and not self._offer_taken:
+            self.offer = PhonesOffer(lambda: self.play_with_phones(options),
+                                     lambda: self._pass_device())
+            self.offer.open(animation=False)
+            return
+        self._offer_taken = False
         app.start_local_game(self.game, players, options,
                              kiosk=self.ids.kiosk.state == "down")
+
+    _offer_taken = False
+    """The phones offer answered "Pass this device": the next start starts here."""
+    _phones_pending: tuple[str, dict[str, Any]] | None = None
+    """The game to make a table of once connected (the offer answered "phones")."""
+    offer: ModalView | None = None
+
+    def _pass_device(self) -> None:
+        self._offer_taken = True
+        self.start_game()
+
+    def play_with_phones(self, options: dict[str, Any]) -> None:
+        """The offer's first answer: the game as a table on the server, every seat open for
+        a phone, this device the shared table (table mode); not connected yet, the connect
+        screen first, then the table."""
+        app = App.get_running_app()
+        self._phones_pending = (self.game, options)
+        if not getattr(self, "_watching_lobby", False):
+            self._watching_lobby = True
+            app.lobby.subscribe(self._lobby_changed)
+        if app.lobby.connected:
+            self._phones_table()
+        else:
+            app.show("connect")
+
+    def _phones_table(self) -> None:
+        pending = self._phones_pending
+        if pending is None:
+            return
+        self._phones_pending = None
+        app = App.get_running_app()
+        game, options = pending
+        app.lobby.create(game, options, [{"kind": "open"}] * 4, None,
+                         lambda table, *_: app.open_table(table))
 
 
     def _lobby_changed(self) -> None:
         lobby = App.get_running_app().lobby
+        if lobby.connected and self._phones_pending is not None:
+            self._phones_table()
         if self.manager is not None and self.manager.current == self.name and self.online:
             self.error = lobby.error
             self.ids.start.enabled = not lobby.busy
+
+
+class PhonesOffer(ModalView):
+    """Before four people start Teka on one device: play with a phone each, this device
+    the table (the first answer, the one leading), or pass this device round. A tap outside
+    or Back answers neither (the set-up stays)."""
+
+    def __init__(self, phones: Callable[[], None], here: Callable[[], None],
+                 **kw: Any) -> None:
+        super().__init__(**kw)
+        self._phones, self._here = phones, here
+
+    def answer(self, phones: bool) -> None:
+        self.dismiss(animation=False)
+        (self._phones if phones else self._here)()
 
 
 def seat_title(game: str, seat: int) -> str:

@@ -90,3 +90,12 @@ def validated_options(game: str, raw: Obj, seats: int) -> Obj:
     if g.min_seats != g.max_seats:
         raw["seats"] = seats
     return g.options(raw)
+
+
+def offer_phones(game: str, players: list[Obj], online: bool = False) -> bool:
+    """Whether to offer the table with phones before a game on this device starts: Teka for
+    four people passing one device hands it over before nearly every card (a hand is
+    secret), where with a phone each and this device as the table nobody is handed
+    anything."""
+    return (not online and game == "teka" and len(players) == 4
+            and all(p.get("kind") == "human" for p in players))

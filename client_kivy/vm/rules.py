@@ -11,6 +11,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from random import Random
+from typing import Any
+
+import core
+from core.api import SPECTATOR, apply, fold
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RULES_DIRS = [os.path.join(os.path.dirname(HERE), "docs", "rules"),  # the repository
@@ -99,3 +106,97 @@ def rules_markup(game: str) -> list[str]:
         return [f"The rules of {game.capitalize()} are not on this device."]
     with open(path, encoding="utf-8") as f:
         return paragraphs(f.read())
+
+
+@dataclass(frozen=True)
+class RulePicture:
+    """A picture in the rules: the game's own board drawing ``view`` (as ``viewer`` sees
+    it), under the heading that contains ``heading``, with ``caption`` under it."""
+
+    heading: str
+    caption: str
+    view: dict[str, Any]
+    viewer: int
+    tall: bool = False
+    """A table with a hand under it: a picture higher than wide on a phone."""
+
+
+def rules_pictures(game: str) -> list[RulePicture]:
+    """The pictures of ``game``'s rules: positions reached by the rules core itself (a Teeko
+    line of four, a Tiku board in play, a Tedoku sheet with a shape drawn in, a Teka trick
+    with the hand it came from), so each shows what the game screen would show."""
+    make = _PICTURES.get(game)
+    if make is None or game not in core.GAMES:
+        return []
+    return make(core.GAMES[game])
+
+
+def _play(g: Any, options: dict[str, Any], moves: list[Any], seed: int = 1) -> Any:
+    """The state after ``moves``: each a command, or a function choosing one from the
+    legal commands of the seat to act (and the state)."""
+    rng = Random(seed)
+    state = fold(g, list(g.start(g.options(options), rng)))
+    for move in moves:
+        seat = next(iter(g.to_act(state)))
+        cmd = move(g.legal_commands(state, seat), state) if callable(move) else move
+        state, _ = apply(g, state, seat, cmd, rng)
+    return state
+
+
+def _teeko(g: Any) -> list[RulePicture]:
+    moves = [{"type": "place", "to": c} for c in ("a1", "e5", "b2", "e4", "c3", "e2", "d4")]
+    state = _play(g, {}, moves)
+    return [RulePicture("Winning", "White has four in a line, a1 b2 c3 d4 (ringed in gold): "
+                        "a line across the board wins, and so do four corners of a square.",
+                        g.view(state, SPECTATOR), SPECTATOR)]
+
+
+def _tiku(g: Any) -> list[RulePicture]:
+    state = _play(g, {}, [lambda legal, _s: legal[0]] * 4)
+    return [RulePicture("The board and the pieces", "A Tiku board after two moves each: the "
+                        "pieces stand on top, and each slid piece laid its discs along the way.",
+                        g.view(state, SPECTATOR), SPECTATOR)]
+
+
+def _tedoku(g: Any) -> list[RulePicture]:
+    state = _play(g, {"seats": 1}, [lambda legal, _s: legal[len(legal) // 2]])
+    return [RulePicture("A turn", "A sheet with the first rolled shape drawn in; lit, the "
+                        "sector the next card names, where the next shape must touch.",
+                        g.view(state, 0), 0)]
+
+
+def _teka_choice(legal: list[Any], view: dict[str, Any]) -> Any:
+    """At a table for the picture: keep, the first caller bids the lowest and the others
+    pass, the first trump suit, the first card that may be played (no signal)."""
+    types = {c["type"] for c in legal}
+    for t in ("keep", "cut", "refuse_raise"):
+        if t in types:
+            return next(c for c in legal if c["type"] == t)
+    bids = [c for c in legal if c["type"] == "bid"]
+    if bids:
+        passes = [c for c in bids if c["call"] == "pass"]
+        if view.get("bids") and passes:
+            return passes[0]
+        numbers = [c for c in bids if isinstance(c["call"], int)]
+        return min(numbers, key=lambda c: c["call"]) if numbers else bids[0]
+    plays = [c for c in legal if c["type"] == "play" and not c.get("signal")]
+    return (plays or legal)[0]
+
+
+def _teka(g: Any) -> list[RulePicture]:
+    rng = Random(3)
+    state = fold(g, list(g.start(g.options({}), rng)))
+    for _ in range(200):  # (the deal, the bids, trumps, then the first trick)
+        view = g.view(state, 0)
+        if view.get("tricks"):  # (the first trick taken: it stays on the table)
+            break
+        seat = next(iter(g.to_act(state)))
+        state, _ = apply(g, state, seat, _teka_choice(g.legal_commands(state, seat), view),
+                         rng)
+    return [RulePicture("A hand", "A trick: one card from each player round the table; the "
+                        "contract and the tricks so far above it, North's hand below.",
+                        g.view(state, 0), 0, tall=True)]
+
+
+_PICTURES: dict[str, Callable[[Any], list[RulePicture]]] = {
+    "teeko": _teeko, "tiku": _tiku, "tedoku": _tedoku, "teka": _teka}

@@ -157,15 +157,41 @@ class TableModel:
     def join_url(self, seat: int) -> str:
         return join_url(self.api.base, self.seat_code(seat))
 
+    def title(self) -> str:
+        """ "The table: Teka  Ann v Bob v (open) v Bot West": who sits now (the seats as
+        the server last told, so it follows every phone that sits down)."""
+        from client_kivy.vm.lobby import game_line
+
+        return "The table: " + game_line(dict(self.game, seats=self.seats()))
+
+    def seat_tab(self, seat: int) -> str:
+        """A seat in a few words, for the seat switcher on a phone: "North: open",
+        "East: Ann", "2: Bot"."""
+        from client_kivy.vm.session import seat_word
+
+        info = next((s for s in self.seats() if s.get("seat") == seat), {})
+        if info.get("kind") == "bot":
+            who = "bot"
+        elif info.get("taken"):
+            who = str(info.get("name") or "taken")
+        else:
+            who = "open"
+        word = seat_word(self.session.game_name, seat)
+        return f"{'Seat ' + word if word.isdigit() else word}: {who}"
+
     def seat_line(self, seat: int) -> str:
         """ "Seat 3 (South): Ann", "Seat 2: open"..."""
         from client_kivy.vm.session import seat_word
 
-        info = next((s for s in self.seats() if s.get("seat") == seat), {})
         where = f"Seat {seat + 1}"
         word = seat_word(self.session.game_name, seat)
         if word != str(seat + 1):
             where += f" ({word})"
+        return f"{where}: {self.seat_who(seat)}"
+
+    def seat_who(self, seat: int) -> str:
+        """Who sits at ``seat``: "Ann (this tablet)", "Bob (away)", "Bot (bot)", "open"."""
+        info = next((s for s in self.seats() if s.get("seat") == seat), {})
         if info.get("kind") == "bot":
             who = f"{info.get('name') or 'Bot'} (bot)"
         elif info.get("taken"):
@@ -176,7 +202,7 @@ class TableModel:
                 who += " (away)"
         else:
             who = f"open{': ' + str(info['name']) if info.get('name') else ''}"
-        return f"{where}: {who}"
+        return who
 
     # -- seats this tablet holds (a mixed table) ----------------------------------------------
     def _key(self) -> str:

@@ -10,10 +10,12 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp, sp
+from kivy.properties import ListProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.widget import Widget
 
 from client_kivy.vm.tedoku import (
+    BASE,
     DIE_NAMES,
     ROWS,
     SHAPE_NAMES,
@@ -236,10 +238,11 @@ class TedokuSheet(BoardWidget):
                 font_size=sp(16), bold=True, color=BRASS))
         if m.legal:
             shapes = m.shapes()
-            grid = FlowGrid(cell_width=dp(96), max_cols=4, spacing=dp(6))
+            grid = FlowGrid(cell_width=dp(118), max_cols=4, spacing=dp(6))
             for s in shapes:
-                t = GToggle(text=SHAPE_NAMES[s], group=f"tedoku-shape-{id(self)}",
-                            state="down" if s == m.shape else "normal", value=s)
+                t = ShapeChip(text=SHAPE_NAMES[s], group=f"tedoku-shape-{id(self)}",
+                              state="down" if s == m.shape else "normal", value=s,
+                              cells=[list(rc) for rc in BASE[s]], ink=SHAPE_INK.get(s, INK))
                 t.bind(on_press=lambda w: self._then_changed(m.choose, w.value))
                 grid.add_widget(t)
             box.add_widget(grid)
@@ -298,6 +301,51 @@ class TedokuSheet(BoardWidget):
         if cmd is not None:
             self.model.anchor = None
             self.send(cmd)
+
+
+SHAPE_GROUP = "shape-picture"
+"""The canvas group of a shape chip's picture (the tests count its squares)."""
+
+
+class ShapeChip(GToggle):
+    """A shape to draw, as a chip: the shape itself in small squares (its cells, in its
+    ink on a slip of paper) and its name beside it."""
+
+    cells = ListProperty([])
+    """The shape's cells, [row, column] (``BASE``: as the rolled shape lies, unturned)."""
+    ink = ListProperty(list(INK))
+    PICTURE = dp(40)
+    """The picture's side: the text starts after it."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.padding = [self.PICTURE + dp(10), 0, dp(4), 0]
+        self.bind(pos=self._draw, size=self._draw, cells=self._draw, ink=self._draw)
+        self._draw()
+
+    def picture_rect(self) -> tuple[float, float, float, float]:
+        """Where the picture is: x, y, width, height (in the chip's frame: ``pos``)."""
+        side = min(self.PICTURE, self.height - dp(10))
+        # (from x, y and size: a callback of ``pos`` may see the cached centre before it moved)
+        return self.x + dp(7), self.y + (self.height - side) / 2, side, side
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.after.clear()
+        if not self.cells:
+            return
+        rows = 1 + max(r for r, _ in self.cells)
+        cols = 1 + max(c for _, c in self.cells)
+        x, y, w, h = self.picture_rect()
+        cs = min(w / max(cols, 1), h / max(rows, 1), dp(11))
+        ox = x + (w - cs * cols) / 2
+        oy = y + (h - cs * rows) / 2
+        with self.canvas.after:
+            Color(*PAPER)
+            RoundedRectangle(pos=(x, y), size=(w, h), radius=[dp(5)], group=SHAPE_GROUP)
+            Color(*self.ink)
+            for r, c in self.cells:
+                Rectangle(pos=(ox + c * cs + cs * 0.06, oy + (rows - 1 - r) * cs + cs * 0.06),
+                          size=(cs * 0.88, cs * 0.88), group=SHAPE_GROUP)
 
 
 class CardFace(Widget):

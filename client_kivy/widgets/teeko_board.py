@@ -86,6 +86,8 @@ class TeekoBoard(BoardWidget):
         return best[1] if best else None
 
     def tap_targets(self) -> list[tuple[float, float, float, float, str]]:
+        if self.disabled:  # (a picture, as in the rules: nothing to tap)
+            return []
         _x0, _y0, side = self.geometry()
         reach = max(side / 5.6 * 0.38, dp(24))
         out = []

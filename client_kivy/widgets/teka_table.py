@@ -391,7 +391,10 @@ class TekaTable(BoardWidget):
         return float(dp(6) + ch * 1.24 + offset * (rows - 1))
 
     def tap_targets(self) -> list[tuple[float, float, float, float, str]]:
-        """The cards of the hand a tap can reach (x, y, width, height, card)."""
+        """The cards of the hand a tap can reach (x, y, width, height, card); none on a
+        disabled table (a picture, as in the rules)."""
+        if self.disabled:
+            return []
         return [(x, y, w, h, card_text(c)) for x, y, w, h, c in self._hand_rects]
 
     # -- touch -----------------------------------------------------------------------------------
