@@ -9,6 +9,7 @@ from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
+    ListProperty,
     NumericProperty,
     ObjectProperty,
     StringProperty,
@@ -92,6 +93,8 @@ class EndBanner(FloatLayout):
     result = StringProperty("")
     again = StringProperty("Rematch")
     screen = ObjectProperty(None)
+    dock = ListProperty([])
+    """On a phone: (x, top, width) of the card, over the panel's scrolling part."""
 
     def on_touch_down(self, touch: Any) -> bool:
         """The card takes its taps; the rest of the screen (Menu, the panel's other
@@ -141,6 +144,7 @@ class GameScreen(Screen):
         self.bind(size=self._arrange)
         for w in (self.header, self.top_bar, self.bottom_bar, self.ids.inner):
             w.bind(height=self._size_stage)
+        self.ids.scroll.bind(pos=self._place_banner, size=self._place_banner)
         Clock.schedule_once(self._arrange, 0)
         self.overlay: HandoffOverlay | None = None
         self._actions_key: Any = None
@@ -198,6 +202,7 @@ class GameScreen(Screen):
         self._size_stage()
         if self.session is not None:
             self._trigger()
+        Clock.schedule_once(self._place_banner, 0)  # (once the panel is laid out)
 
     def _place_chips(self) -> None:
         """The chips in the panel (a tablet) or in the bars (a phone: the others above,
@@ -472,7 +477,20 @@ class GameScreen(Screen):
             share.bind(on_release=lambda *_: self.share())
             self.banner.ids.buttons.add_widget(share, index=1)
         self.add_widget(self.banner)
+        self._place_banner()
         self._set_actions(s)
+
+    def _place_banner(self, *_: Any) -> None:
+        """On a phone the banner's card lies over the status and actions (the panel's
+        scrolling part), never over the board or the player bars."""
+        if self.banner is None:
+            return
+        if self.mode == layout.TABLET:
+            self.banner.dock = []
+            return
+        scroll = self.ids.scroll
+        x, y = self.to_widget(*scroll.to_window(scroll.x, scroll.y))
+        self.banner.dock = [x, y + scroll.height, scroll.width]
 
     def _drop_banner(self) -> None:
         """The end banner goes; its Replay and Rematch come back to the panel: shown once,
