@@ -159,7 +159,7 @@ def problems(app: Any, where: str = "") -> list[str]:
     return out
 
 
-def _drawn_rect(w: Any) -> tuple[float, float, float, float] | None:
+def drawn_rect(w: Any) -> tuple[float, float, float, float] | None:
     """Where ``w`` draws in its own canvas (not its background, ``canvas.before``), in
     window coordinates: a label its text, any other widget the box around its rectangles
     and ellipses (a board's drawing may reach past the widget); None if it draws nothing."""
@@ -209,8 +209,8 @@ def _point(w: Any, x: float, y: float) -> tuple[float, float]:
     return window_point(w, x, y)
 
 
-def _covers(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
-            least: float) -> bool:
+def covers(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
+            least: float = 1.0) -> bool:
     """Whether ``a`` and ``b`` share more than ``least`` in both directions."""
     ax, ay, aw, ah = a
     bx, by, bw, bh = b
@@ -248,7 +248,7 @@ def _overlaps_in(root: Any, skip: set[int], where: str, least: float,
         stack.extend(w.children)
     drawn = []
     for k, w in enumerate(order):
-        rect = _drawn_rect(w) if _visible(w) else None
+        rect = drawn_rect(w) if _visible(w) else None
         rect = _clipped(w, rect) if rect is not None else None
         if rect is not None:
             drawn.append((k, w, rect))
@@ -264,7 +264,7 @@ def _overlaps_in(root: Any, skip: set[int], where: str, least: float,
         for k2, w, rect in drawn:
             if k2 <= k or id(w) in mine or _ancestor(label, w):
                 continue
-            if _covers(rect, text_rect, least):
+            if covers(rect, text_rect, least):
                 what = getattr(w, "text", "") or ""
                 out.append(f"{where}: {type(w).__name__} {what!r} is drawn over "
                            f"{type(label).__name__} {label.text!r}")
@@ -327,7 +327,7 @@ def player_bar_problems(app: Any, where: str = "") -> list[str]:
         if chip.get_root_window() is None:
             continue
         for card, rect in cards:
-            if rect is not None and _covers(rect, _window_rect(chip), dp(2)):
+            if rect is not None and covers(rect, _window_rect(chip), dp(2)):
                 out.append(f"{where}: {type(card).__name__} covers the player bar "
                            f"({chip.name!r})")
                 break
