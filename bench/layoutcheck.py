@@ -230,7 +230,7 @@ def overlaps(root: Any, where: str = "") -> list[str]:
     layers = [c for c in root.children[:-1] if tuple(c.size) == tuple(root.size)] \
         if len(root.children) > 1 else []
     out: list[str] = []
-    for top in [root] + layers:
+    for top in [root, *layers]:
         skip = {id(c) for c in layers if c is not top}
         out.extend(_overlaps_in(top, skip, where, dp(2), Label))
     return out

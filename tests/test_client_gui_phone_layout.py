@@ -194,7 +194,7 @@ def test_the_replay_on_a_phone_on_its_side_has_a_big_board_and_a_clear_back(app,
     back, moves, heading = screen.ids.back, screen.ids.moves, screen.ids.heading
     drawn = layoutcheck.drawn_rect(screen.board)
     for w_ in (back, moves, heading):
-        rect = testing.window_point(w_, w_.x, w_.y) + (w_.width, w_.height)
+        rect = (*testing.window_point(w_, w_.x, w_.y), w_.width, w_.height)
         assert not layoutcheck.covers(drawn, rect), f"the board is drawn over {w_.text!r}"
     assert layoutcheck.problems(app, f"replay {game}") == []
     # the transport works by touch

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Screenshots of every screen of the tablet app (every state of bench/tour.py: each
-screen, each game mid-play and at its end) at phone (360x740 dp) and tablet (1280x800)
-sizes, into docs/screenshots/.
+screen, each game mid-play and at its end) at phone (360x740 dp), phone on its side
+(740x360) and tablet (1280x800) sizes, into docs/screenshots/.
 
-    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone|tablet]
+    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone,phone-side,tablet]
 
 Runs headless (SDL offscreen); nothing needs a display or a server (the lobby is filled
 with sample tables).
@@ -22,7 +22,7 @@ sys.path.insert(0, ROOT)
 from bench import testing  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "screenshots")
-SIZES = {"phone": (360, 740), "tablet": (1280, 800)}
+SIZES = {"phone": (360, 740), "phone-side": (740, 360), "tablet": (1280, 800)}
 
 
 def main() -> int:
@@ -36,7 +36,7 @@ def main() -> int:
 
     os.makedirs(OUT, exist_ok=True)
     written = []
-    sizes = {k: v for k, v in SIZES.items() if not args.only or k == args.only}
+    sizes = {k: v for k, v in SIZES.items() if not args.only or k in args.only.split(",")}
     for name in tour(app):
         for size, (w, h) in sizes.items():
             testing.set_size(w, h)
