@@ -238,8 +238,8 @@ class GameScreen(Screen):
             room = self.height - self.header.height - 3 * pad  # (the panel's spacing too)
             if square:
                 board = min(self.width - 2 * pad, room - bars - dp(150))
-            else:  # the Teka table: the panel as high as it needs, up to 45 %
-                panel = min(self.ids.inner.height + dp(12), room * 0.45)
+            else:  # the Teka table: the panel as high as it needs, up to 36 %
+                panel = min(self.ids.inner.height + dp(12), room * 0.36)
                 board = room - bars - max(panel, dp(120))
             self.stage_height = max(dp(100), bars + board)
             self.ids.stage.height = self.stage_height  # (also when it is the same again)
