@@ -2,7 +2,10 @@
 sizes, no label is cut (shortened to "..", wrapped lines dropped, text running out of its
 box or out of the window) and every button lies inside the window (or inside the scroll
 view that brings it into view) and is at least 48 dp in both directions. Boards report
-their tap targets (a Teka card in the hand) with ``tap_targets()``.
+their tap targets (a Teka card in the hand) with ``tap_targets()``. Nothing is drawn over a
+label's text by a widget drawn after it (:func:`overlaps`: a button, another label's text,
+a board's drawing, which may reach past its widget). On a phone the game screen's player
+bars, and the chip of the seat to act, are in the window (:func:`player_bar_problems`).
 
     GAMENIGHT_PURE=1 python -m bench.layoutcheck [--fontscale 1.3] [--density 2] [--json]
 
@@ -148,6 +151,190 @@ def problems(app: Any, where: str = "") -> list[str]:
                     wx, wy = _window_rect(w)[:2]
                     if not _inside((wx + x - w.x, wy + y - w.y, tw, th), win):
                         out.append(f"{name} {what} is out of the window")
+    for root in roots:
+        top = app.root.current_screen if root is app.root else root
+        if top is not None:
+            out.extend(overlaps(top, where))
+    out.extend(player_bar_problems(app, where))
+    return out
+
+
+def drawn_rect(w: Any) -> tuple[float, float, float, float] | None:
+    """Where ``w`` draws in its own canvas (not its background, ``canvas.before``), in
+    window coordinates: a label its text, any other widget the box around its rectangles
+    and ellipses (a board's drawing may reach past the widget); None if it draws nothing."""
+    from kivy.graphics import Rectangle
+    from kivy.uix.label import Label
+
+    if isinstance(w, Label):
+        if not (w.text or "").strip():
+            return None
+        tw, th = w.texture_size
+        return (*_point(w, w.center_x - tw / 2, w.center_y - th / 2), tw, th)
+    boxes = [(i.pos, i.size) for i in w.canvas.children if isinstance(i, Rectangle)]
+    if not boxes:
+        return None
+    x0 = min(p[0] for p, _ in boxes)
+    y0 = min(p[1] for p, _ in boxes)
+    x1 = max(p[0] + sz[0] for p, sz in boxes)
+    y1 = max(p[1] + sz[1] for p, sz in boxes)
+    return (*_point(w, x0, y0), x1 - x0, y1 - y0)
+
+
+def _dims_all(layer: Any, screen: Any) -> bool:
+    """Whether ``layer`` paints over the whole screen (a backdrop: the hand-off screen)."""
+    rect = _background_rect(layer)
+    return rect is not None and rect[2] >= screen.width - 1 and rect[3] >= screen.height - 1
+
+
+def _background_rect(w: Any) -> tuple[float, float, float, float] | None:
+    """Where ``w`` paints its background (``canvas.before``), in window coordinates."""
+    from kivy.graphics import Rectangle
+
+    if not w.canvas.has_before:
+        return None
+    boxes = [(i.pos, i.size) for i in w.canvas.before.children if isinstance(i, Rectangle)]
+    if not boxes:
+        return None
+    x0 = min(p[0] for p, _ in boxes)
+    y0 = min(p[1] for p, _ in boxes)
+    x1 = max(p[0] + sz[0] for p, sz in boxes)
+    y1 = max(p[1] + sz[1] for p, sz in boxes)
+    return (*_point(w, x0, y0), x1 - x0, y1 - y0)
+
+
+def _point(w: Any, x: float, y: float) -> tuple[float, float]:
+    from bench.testing import window_point
+
+    return window_point(w, x, y)
+
+
+def covers(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
+            least: float = 1.0) -> bool:
+    """Whether ``a`` and ``b`` share more than ``least`` in both directions."""
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    return min(ax + aw, bx + bw) - max(ax, bx) > least and \
+        min(ay + ah, by + bh) - max(ay, by) > least
+
+
+def overlaps(root: Any, where: str = "") -> list[str]:
+    """Labels whose text a widget drawn later covers (not the label's own ancestor or
+    descendant): a button or a label over another's text, a board's drawing over a title.
+    What a scroll view shows is cut to its view (the rest is not drawn). A layer over the
+    whole screen (the hand-off screen, the end banner: a later child of the screen as large
+    as it) covers what is under it on purpose: it is checked on its own."""
+    from kivy.metrics import dp
+    from kivy.uix.label import Label
+
+    layers = [c for c in root.children[:-1] if tuple(c.size) == tuple(root.size)] \
+        if len(root.children) > 1 else []
+    out: list[str] = []
+    for top in [root, *layers]:
+        skip = {id(c) for c in layers if c is not top}
+        out.extend(_overlaps_in(top, skip, where, dp(2), Label))
+    return out
+
+
+def _overlaps_in(root: Any, skip: set[int], where: str, least: float,
+                 label_type: Any) -> list[str]:
+    order: list[Any] = []  # the order Kivy draws them: a parent, then its children, the
+    stack = [root]         # last added (first in ``children``) last
+    while stack:
+        w = stack.pop()
+        if w.opacity <= 0.01 or id(w) in skip:
+            continue
+        order.append(w)
+        stack.extend(w.children)
+    drawn = []
+    for k, w in enumerate(order):
+        rect = drawn_rect(w) if _visible(w) else None
+        rect = _clipped(w, rect) if rect is not None else None
+        if rect is not None:
+            drawn.append((k, w, rect))
+    out: list[str] = []
+    for k, label, text_rect in drawn:
+        if not isinstance(label, label_type):
+            continue
+        mine = set()
+        p = label
+        while p is not None and p is not p.parent:
+            mine.add(id(p))
+            p = p.parent
+        for k2, w, rect in drawn:
+            if k2 <= k or id(w) in mine or _ancestor(label, w):
+                continue
+            if covers(rect, text_rect, least):
+                what = getattr(w, "text", "") or ""
+                out.append(f"{where}: {type(w).__name__} {what!r} is drawn over "
+                           f"{type(label).__name__} {label.text!r}")
+                break
+    return out
+
+
+def _clipped(w: Any, rect: tuple[float, float, float, float]
+             ) -> tuple[float, float, float, float] | None:
+    """``rect`` cut to the views of the scroll views holding ``w`` (None: out of view)."""
+    from bench.testing import scroll_parent
+
+    x0, y0, x1, y1 = rect[0], rect[1], rect[0] + rect[2], rect[1] + rect[3]
+    sv = scroll_parent(w)
+    while sv is not None:
+        bx, by, bw, bh = _window_rect(sv)
+        x0, y0, x1, y1 = max(x0, bx), max(y0, by), min(x1, bx + bw), min(y1, by + bh)
+        sv = scroll_parent(sv)
+    if x1 - x0 <= 0.5 or y1 - y0 <= 0.5:
+        return None
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def _ancestor(w: Any, maybe_child: Any) -> bool:
+    p = maybe_child.parent
+    while p is not None and p is not p.parent:
+        if p is w:
+            return True
+        p = p.parent
+    return False
+
+
+def player_bar_problems(app: Any, where: str = "") -> list[str]:
+    """On a phone the game screen shows its players in bars outside any scrolling panel:
+    every chip inside the window and, while someone is to act, a lit chip among them."""
+    from kivy.core.window import Window
+    from kivy.metrics import dp
+
+    from bench.testing import scroll_parent
+
+    screen = app.root.current_screen
+    if screen is None or screen.name != "game" or getattr(screen, "session", None) is None:
+        return []
+    if min(Window.width, Window.height) / dp(1) >= 600:  # a tablet: the players' panel
+        return []
+    win = (0.0, 0.0, float(Window.width), float(Window.height))
+    out: list[str] = []
+    chips = list(getattr(screen, "chips", []))
+    for seat, chip in enumerate(chips):
+        if chip.get_root_window() is None or not _visible(chip):
+            out.append(f"{where}: the player bar has no chip for seat {seat}")
+        elif scroll_parent(chip) is not None or not _inside(_window_rect(chip), win):
+            out.append(f"{where}: the player bar ({chip.name!r}) is not in view")
+    # a layer's card (the end banner) over a chip hides it
+    # (the hand-off screen, which dims the whole screen, hides it on purpose)
+    layers = [c for c in screen.children[:-1] if not _dims_all(c, screen)]
+    cards = [(c, _background_rect(c)) for layer in layers
+             for c in list(layer.walk(restrict=True))[1:] if _visible(c)]
+    for chip in chips:
+        if chip.get_root_window() is None:
+            continue
+        for card, rect in cards:
+            if rect is not None and covers(rect, _window_rect(chip), dp(2)):
+                out.append(f"{where}: {type(card).__name__} covers the player bar "
+                           f"({chip.name!r})")
+                break
+    s = screen.session
+    if s.outcome is None and s.to_act and s.handoff is None and chips \
+            and not any(c.active and c.get_root_window() is not None for c in chips):
+        out.append(f"{where}: no lit turn marker in the player bars")
     return out
 
 

@@ -76,3 +76,60 @@ def test_the_check_sees_a_cut_label_and_a_small_button(app_window):
 @pytest.fixture(scope="module")
 def app_window(tmp_path_factory):
     return testing.start_app(str(tmp_path_factory.mktemp("client")))
+
+
+def test_the_check_sees_an_overlap_and_a_player_bar_out_of_view(app_window):
+    """The checker itself: a button drawn over a label's text is reported (and the same
+    button beside it is not); on a phone a game's player bars taken off the screen, and no
+    lit chip, are reported."""
+    from kivy.metrics import dp
+    from kivy.uix.label import Label
+
+    from bench import layoutcheck
+    from client_kivy.vm.session import LocalSession
+    from client_kivy.widgets.common import GButton
+
+    app = app_window
+    app.show("home")
+    testing.pump(2)
+    home = app.root.get_screen("home")
+    label = Label(text="Whose turn it is", size_hint=(None, None), size=(200, 40),
+                  pos=(10, 300))
+    button = GButton(text="Over it", size_hint=(None, None), size=(120, 60), pos=(40, 290))
+    home.add_widget(label)
+    home.add_widget(button)
+    testing.pump(2)
+    try:
+        found = layoutcheck.problems(app, "home")
+        button.pos = (label.right + 4, 290)  # beside it: nothing drawn over its text
+        testing.pump(2)
+        beside = [p for p in layoutcheck.overlaps(home, "home") if "Whose turn" in p]
+    finally:
+        home.remove_widget(label)
+        home.remove_widget(button)
+    assert any("'Over it' is drawn over Label 'Whose turn it is'" in p for p in found), found
+    assert beside == [], beside
+
+    testing.set_size(int(dp(360)), int(dp(740)))
+    try:
+        s = LocalSession("teeko", [{"name": "Ann", "kind": "human", "level": ""},
+                                   {"name": "Bob", "kind": "human", "level": ""}],
+                         store=app.store, post=None, seed=1)
+        app.open_session(s, title="Teeko")
+        testing.pump(4)
+        screen = app.root.get_screen("game")
+        assert layoutcheck.player_bar_problems(app, "game") == []
+        bar = screen.bottom_bar
+        parent = bar.parent
+        parent.remove_widget(bar)  # the seat to act is not on screen any more
+        testing.pump(2)
+        found = layoutcheck.player_bar_problems(app, "game")
+        parent.add_widget(bar)
+        for chip in screen.chips:
+            chip.active = False
+        unlit = layoutcheck.player_bar_problems(app, "game")
+    finally:
+        app.leave_game()
+        testing.set_size(int(dp(1280)), int(dp(800)))
+    assert any("no chip for seat 0" in p for p in found), found
+    assert any("no lit turn marker" in p for p in found + unlit), unlit

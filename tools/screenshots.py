@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Screenshots of every screen of the tablet app (every state of bench/tour.py: each
-screen, each game mid-play and at its end) at phone (360x740 dp) and tablet (1280x800)
-sizes, into docs/screenshots/.
+screen, each game mid-play and at its end) at phone (360x740 dp), phone on its side
+(740x360) and tablet (1280x800) sizes, into docs/screenshots/.
 
-    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone|tablet] [--states a,b]
+    GAMENIGHT_PURE=1 .venv/bin/python tools/screenshots.py [--only phone,phone-side,tablet]
+        [--states a,b]
 
 Runs headless (SDL offscreen); nothing needs a display or a server (the lobby is filled
 with sample tables).
@@ -22,7 +23,7 @@ sys.path.insert(0, ROOT)
 from bench import testing  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "screenshots")
-SIZES = {"phone": (360, 740), "tablet": (1280, 800)}
+SIZES = {"phone": (360, 740), "phone-side": (740, 360), "tablet": (1280, 800)}
 
 
 def main() -> int:
@@ -37,7 +38,7 @@ def main() -> int:
 
     os.makedirs(OUT, exist_ok=True)
     written = []
-    sizes = {k: v for k, v in SIZES.items() if not args.only or k == args.only}
+    sizes = {k: v for k, v in SIZES.items() if not args.only or k in args.only.split(",")}
     states = {x for x in args.states.split(",") if x}
     for name in tour(app):
         if states and name not in states:

@@ -9,18 +9,20 @@ from kivy.metrics import dp
 from kivy.properties import (
     BooleanProperty,
     ColorProperty,
+    ListProperty,
     NumericProperty,
     ObjectProperty,
     StringProperty,
 )
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.floatlayout import FloatLayout
+from kivy.uix.modalview import ModalView
 from kivy.uix.screenmanager import Screen
 
-from client_kivy.vm import clocks, feedback
+from client_kivy.vm import clocks, feedback, layout
 from client_kivy.vm.confirm import command_text
 from client_kivy.vm.session import Session, move_list, partnership_of
-from client_kivy.widgets.common import GButton
+from client_kivy.widgets.common import FlowGrid, GButton
 from client_kivy.widgets.seat_clock import SeatClocks
 
 SWATCHES = {
@@ -38,6 +40,28 @@ class PlayerChip(BoxLayout):
     extra = StringProperty("")
     active = BooleanProperty(False)
     swatch = ColorProperty((1, 1, 1, 1))
+    compact = BooleanProperty(False)
+    """In a phone's player bar: smaller type and swatch."""
+
+
+class PlayerBar(FlowGrid):
+    """A phone's row of player chips (above the board: the others; below it: this
+    device's seat)."""
+
+
+class MoreSheet(ModalView):
+    """A phone's bottom sheet: the game's less-used actions, what the board keeps for it
+    (Teka's score sheet, Tedoku's other sheets) and the last moves. Part of the game
+    screen: it goes with it."""
+
+    title = StringProperty("More")
+    moves = StringProperty("")
+
+    MOVES_SHOWN = 40
+    """Last lines of the move list shown in the sheet (the whole list: *Moves*)."""
+
+    def set_moves(self, lines: list[str]) -> None:
+        self.moves = "\n".join(lines[-self.MOVES_SHOWN:])
 
 
 class HandoffOverlay(FloatLayout):
@@ -69,6 +93,8 @@ class EndBanner(FloatLayout):
     result = StringProperty("")
     again = StringProperty("Rematch")
     screen = ObjectProperty(None)
+    dock = ListProperty([])
+    """On a phone: (x, top, width) of the card, over the panel's scrolling part."""
 
     def on_touch_down(self, touch: Any) -> bool:
         """The card takes its taps; the rest of the screen (Menu, the panel's other
@@ -90,16 +116,37 @@ class GameScreen(Screen):
     my_turn = BooleanProperty(False)
     handoff_name = StringProperty("")
     session = ObjectProperty(None, allownone=True)
+    mode = StringProperty(layout.TABLET)
+    """``tablet``, ``phone`` or ``phone-side`` (client_kivy/vm/layout.py)."""
+    short_title = StringProperty("")
+    """The game's name (and what follows the players: "(watching)", the code): the title on
+    a phone on its side, whose player bars name the players."""
+    stage_width = NumericProperty(100)
+    stage_height = NumericProperty(100)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self._trigger = Clock.create_trigger(self._sync, -1)
-        self.ids.main.bind(orientation=self._arrange)
-        self.bind(height=self._arrange)
-        Clock.schedule_once(self._arrange, 0)
-        self.board: Any = None
-        self.overlay: HandoffOverlay | None = None
+        self.header = real_widget(self.ids.header)
+        self.top_bar = PlayerBar()
+        self.bottom_bar = PlayerBar(max_cols=1, cell_width=dp(200))
+        self.more_box = BoxLayout(orientation="vertical", size_hint_y=None, spacing=dp(6))
+        """On a phone the board's secondary widgets (Teka's score, Tedoku's other sheets)
+        go here, shown in the *More* sheet."""
+        self.more_box.bind(minimum_height=self.more_box.setter("height"))
+        self.more_entries: list[tuple[str, Any]] = []
+        """On a phone the actions of the *More* sheet: (text, callback(button))."""
+        self.more_view: MoreSheet | None = None
+        self._bar_key: Any = None
         self.chips: list[PlayerChip] = []
+        self.board: Any = None
+        self.ids.main.bind(orientation=self._arrange)
+        self.bind(size=self._arrange)
+        for w in (self.header, self.top_bar, self.bottom_bar, self.ids.inner):
+            w.bind(height=self._size_stage)
+        self.ids.scroll.bind(pos=self._place_banner, size=self._place_banner)
+        Clock.schedule_once(self._arrange, 0)
+        self.overlay: HandoffOverlay | None = None
         self._actions_key: Any = None
         self.clocks: SeatClocks | None = None
         self.banner: EndBanner | None = None
@@ -109,12 +156,41 @@ class GameScreen(Screen):
         self._title_tail: str | None = None
 
     def _arrange(self, *_: Any) -> None:
-        """Upright (a phone): the panel under the board starts with whose turn it is and
-        the game's buttons, the players last, so the buttons are in view without
-        scrolling; on its side the players come first."""
+        """Put the header, the player chips and the bars where the window's layout wants
+        them (client_kivy/vm/layout.py). A tablet: the header on top, the chips in the
+        panel. A phone upright: the others' bar above the board, this device's below it,
+        the status and actions under them. A phone on its side: the board the full height
+        on the left; the header, the bars and the actions beside it."""
+        mode = layout.layout_mode(self.width / dp(1), self.height / dp(1))
+        if mode != self.mode:
+            self.mode = mode
+            self._actions_key = None  # the buttons split between the bar and the sheet
+            if self.more_view is not None:
+                self.more_view.dismiss(animation=False)
+        frame, side, stage = self.ids.frame, self.ids.side, self.ids.stage
+        header, top, bottom = self.header, self.top_bar, self.bottom_bar
+        home = side if mode == layout.PHONE_SIDE else frame
+        if header.parent is not home:
+            header.parent.remove_widget(header)
+            home.add_widget(header, index=len(home.children))  # first: at the top
+        more = self.ids.more
+        more.disabled = mode == layout.TABLET
+        more.opacity = 0 if mode == layout.TABLET else 1
+        more.width = 0 if mode == layout.TABLET else dp(84)
+        for bar in (top, bottom):
+            if bar.parent is not None:
+                bar.parent.remove_widget(bar)
+        if mode == layout.PHONE:
+            stage.add_widget(top, index=len(stage.children))
+            stage.add_widget(bottom)
+        elif mode == layout.PHONE_SIDE:
+            side.add_widget(top, index=len(side.children) - 1)  # under the header
+            side.add_widget(bottom)
+        self._bar_key = None
+        self._place_chips()
         inner, players = self.ids.inner, self.ids.players
-        # a phone on its side is as short: the players under the buttons there too (four
-        # Teka chips would push the bids out of view)
+        # a tablet upright: the panel under the board starts with whose turn it is and the
+        # game's buttons, the players last, so the buttons are in view without scrolling
         upright = self.ids.main.orientation == "vertical" or self.height < dp(480)
         at_end = bool(inner.children) and inner.children[0] == players  # ids: a proxy
         if upright and not at_end:
@@ -123,6 +199,55 @@ class GameScreen(Screen):
         elif not upright and at_end:
             inner.remove_widget(players)
             inner.add_widget(players, index=len(inner.children))
+        self._size_stage()
+        if self.session is not None:
+            self._trigger()
+        Clock.schedule_once(self._place_banner, 0)  # (once the panel is laid out)
+
+    def _place_chips(self) -> None:
+        """The chips in the panel (a tablet) or in the bars (a phone: the others above,
+        this device's seat below)."""
+        s = self.session
+        phone = self.mode != layout.TABLET
+        if s is not None and phone:
+            top, bottom = layout.bar_seats(s.game_name, s.kind, s.viewer, s.players)
+        else:
+            top, bottom = list(range(len(self.chips))), []
+        key = (self.mode, tuple(top), tuple(bottom), len(self.chips))
+        if key == self._bar_key:
+            return
+        self._bar_key = key
+        for chip in self.chips:
+            if chip.parent is not None:
+                chip.parent.remove_widget(chip)
+            chip.compact = phone
+        players = self.ids.players
+        for seats, box in ((top, self.top_bar if phone else players), (bottom, self.bottom_bar)):
+            for seat in seats:
+                if 0 <= seat < len(self.chips):
+                    box.add_widget(self.chips[seat])
+
+    def _size_stage(self, *_: Any) -> None:
+        """The board's room on a phone: upright, as wide as the window (a square board) with
+        the bars above and below it, the panel under them taking the rest; on its side, the
+        window's height (a square board) and the panel beside it."""
+        pad = dp(4)
+        square = bool(getattr(self.board, "square", True))
+        if self.mode == layout.PHONE:
+            bars = self.top_bar.height + self.bottom_bar.height + dp(8)
+            room = self.height - self.header.height - 3 * pad  # (the panel's spacing too)
+            if square:
+                board = min(self.width - 2 * pad, room - bars - dp(150))
+            else:  # the Teka table: the panel as high as it needs, up to 36 %
+                panel = min(self.ids.inner.height + dp(12), room * 0.36)
+                board = room - bars - max(panel, dp(120))
+            self.stage_height = max(dp(100), bars + board)
+            self.ids.stage.height = self.stage_height  # (also when it is the same again)
+        elif self.mode == layout.PHONE_SIDE:
+            room = self.height - 2 * pad
+            width = room if square else self.width * 0.56
+            self.stage_width = max(dp(100), min(width, self.width - dp(300)))
+            self.ids.stage.width = self.stage_width
 
     def on_touch_down(self, touch: Any) -> bool:
         """Each tap starts with a clear message line: what it shows is about the last tap
@@ -148,20 +273,26 @@ class GameScreen(Screen):
             cuts = [i for i in (self.title.find("  (watching)"), self.title.find("  · code"))
                     if i >= 0]
             self._title_tail = self.title[min(cuts):] if cuts else ""
+        self.short_title = session.game_name.capitalize() + (self._title_tail or "")
         box = self.ids.board_box
         box.clear_widgets()
         self.board = board_for(session.game_name)
         self.board.session = session
         box.add_widget(self.board)
         self._drop_banner()
-        self.ids.players.clear_widgets()
+        for chip in self.chips:
+            if chip.parent is not None:
+                chip.parent.remove_widget(chip)
         self.chips = []
         for seat in range(len(session.players) or 2):
             chip = PlayerChip()
             sw = SWATCHES.get(session.game_name, SEAT_SWATCHES)
             chip.swatch = sw[seat % len(sw)]
             self.chips.append(chip)
-            self.ids.players.add_widget(chip)
+        self._bar_key = None
+        self._place_chips()
+        self._size_stage()
+        self.more_box.clear_widgets()
         self._actions_key = None
         self._snap = None
         self._banner_shown = session.outcome is not None  # opened finished: no banner
@@ -182,12 +313,17 @@ class GameScreen(Screen):
         if self.moves_view is not None:
             self.moves_view.dismiss(animation=False)
             self.moves_view = None
+        if self.more_view is not None:
+            self.more_view.dismiss(animation=False)
+        self.more_box.clear_widgets()
+        self.more_entries = []
         self._drop_banner()
         if self.board is not None:
             self.board.stop_motion()  # no animation outlives the screen
             self.board.session = None
             self.board = None
-        for box in (self.ids.board_box, self.ids.extra, self.ids.actions, self.ids.players):
+        for box in (self.ids.board_box, self.ids.extra, self.ids.actions, self.ids.players,
+                    self.top_bar, self.bottom_bar):
             box.clear_widgets()
         if self.overlay is not None:
             self.remove_widget(self.overlay)
@@ -211,10 +347,11 @@ class GameScreen(Screen):
             chip.name = clocks.chip_name(s, seat)
             chip.active = s.outcome is None and seat in s.to_act
             chip.extra = player_extra(s, seat)
+        self._place_chips()  # (pass-and-play: the table turns to the person to act)
         self.board.refresh(s.view, s.legal)
         extra = getattr(self.board, "side_widgets", None)
-        if extra is not None:
-            extra(self.ids.extra)
+        if extra is not None:  # on a phone what the board keeps for the sheet goes there
+            extra(self.ids.extra, self.more_box if self.mode != layout.TABLET else None)
         self._set_actions(s)
         self._set_overlay(s)
         if self.clocks is not None:
@@ -234,9 +371,12 @@ class GameScreen(Screen):
         elif s.outcome is None and self._banner_shown:  # the end taken back: play goes on
             self._banner_shown = False
             self._drop_banner()
-        if self.moves_view is not None:
-            self.moves_view.lines = move_list(s.events, [s.player_name(i) for i in
-                                                          range(len(s.players))])
+        if self.moves_view is not None or self.more_view is not None:
+            lines = move_list(s.events, [s.player_name(i) for i in range(len(s.players))])
+            if self.moves_view is not None:
+                self.moves_view.lines = lines
+            if self.more_view is not None:
+                self.more_view.set_moves(lines)
 
     def _set_clocks(self, session: Session | None) -> None:
         """Seat clocks and "Hand to a bot" (client_kivy/widgets/seat_clock.py), online only."""
@@ -264,45 +404,44 @@ class GameScreen(Screen):
         held = self.board.pending() if self.board is not None else None
         banner = self.banner is not None  # (Replay and Rematch: on the banner while it is up)
         key = (tuple(c["type"] for c in metas), finished, s.kind, can_undo, can_hint,
-               repr(held), banner)
+               repr(held), banner, self.mode)
         if key == self._actions_key:
             return
         self._actions_key = key
         grid = self.ids.actions
         grid.clear_widgets()
+        self.more_entries = []
+        quiet = {"bg": (1, 1, 1, 0.14), "fg": (0.96, 0.93, 0.85, 1)}
+        entries: list[tuple[str, Any, dict[str, Any]]] = []
         if held is not None:  # confirm-before-move: the held move waits for this
-            b = GButton(text=f"Confirm {command_text(held)}")
-            b.bind(on_release=lambda *_: self.confirm_move())
-            grid.add_widget(b)
-            b = GButton(text="Cancel", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
-            b.bind(on_release=lambda *_: self.cancel_move())
-            grid.add_widget(b)
+            entries.append((f"Confirm {command_text(held)}", lambda _b: self.confirm_move(), {}))
+            entries.append(("Cancel", lambda _b: self.cancel_move(), quiet))
         if can_undo:
-            b = GButton(text="Take back", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
-            b.bind(on_release=lambda *_: self.take_back())
-            grid.add_widget(b)
+            entries.append(("Take back", lambda _b: self.take_back(), quiet))
         if can_hint:  # Teeko against the computer with the solved table on this device
-            b = GButton(text="Hint", bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
-            b.bind(on_release=lambda *_: self.ask_hint())
-            grid.add_widget(b)
+            entries.append(("Hint", lambda _b: self.ask_hint(), quiet))
         for c in metas:
-            b = GButton(text=META_LABELS[c["type"]], bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
-            b.bind(on_release=lambda b_, cmd=c: self._send_meta(cmd, b_))
-            grid.add_widget(b)
+            entries.append((META_LABELS[c["type"]],
+                            lambda b_, cmd=c: self._send_meta(cmd, b_), quiet))
         if finished and not banner:
-            b = GButton(text="Replay")
-            b.bind(on_release=lambda *_: self.open_replay())
-            grid.add_widget(b)
-            b = GButton(text="Rematch" if s.kind == "local" or s.viewer >= 0 else "New table")
-            b.bind(on_release=lambda *_: self.new_game())
-            grid.add_widget(b)
+            entries.append(("Replay", lambda _b: self.open_replay(), {}))
+            entries.append(("Rematch" if s.kind == "local" or s.viewer >= 0 else "New table",
+                            lambda _b: self.new_game(), {}))
         actions = [("Moves", self.show_moves), ("Rules", self.show_rules)]
         if s.share_url() is not None and not banner:  # its page in any browser (on the
             actions.append(("Share", self.share))  # banner while it is up: shown once)
         for text, action in actions:
-            b = GButton(text=text, bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
-            b.bind(on_release=lambda *_, act=action: act())
+            entries.append((text, lambda _b, act=action: act(), quiet))
+        phone = self.mode != layout.TABLET
+        for text, call, look in entries:
+            if phone and not layout.in_short_bar(text):  # on a phone: in the More sheet
+                self.more_entries.append((text, call))
+                continue
+            b = GButton(text=text, **look)
+            b.bind(on_release=call)
             grid.add_widget(b)
+        if self.more_view is not None:
+            self.more_view.dismiss(animation=False)  # (its buttons are the old ones)
 
     def _send_meta(self, cmd: dict[str, Any], button: Any = None) -> None:
         if cmd.get("type") == "resign" and button is not None and not button.text.startswith(
@@ -338,7 +477,20 @@ class GameScreen(Screen):
             share.bind(on_release=lambda *_: self.share())
             self.banner.ids.buttons.add_widget(share, index=1)
         self.add_widget(self.banner)
+        self._place_banner()
         self._set_actions(s)
+
+    def _place_banner(self, *_: Any) -> None:
+        """On a phone the banner's card lies over the status and actions (the panel's
+        scrolling part), never over the board or the player bars."""
+        if self.banner is None:
+            return
+        if self.mode == layout.TABLET:
+            self.banner.dock = []
+            return
+        scroll = self.ids.scroll
+        x, y = self.to_widget(*scroll.to_window(scroll.x, scroll.y))
+        self.banner.dock = [x, y + scroll.height, scroll.width]
 
     def _drop_banner(self) -> None:
         """The end banner goes; its Replay and Rematch come back to the panel: shown once,
@@ -352,6 +504,42 @@ class GameScreen(Screen):
     def close_banner(self) -> None:
         """See the final position: the banner goes; Replay and Rematch come to the panel."""
         self._drop_banner()
+
+    # -- the phone's More sheet -------------------------------------------------------------
+    def show_more(self) -> None:
+        """A phone: the sheet with the less-used actions, the board's secondary widgets
+        (Teka's score and score sheet, Tedoku's other sheets) and the last moves."""
+        s = self.session
+        if s is None:
+            return
+        if self.more_view is not None:
+            self.more_view.dismiss(animation=False)
+        sheet = MoreSheet(title=s.game_name.capitalize())
+        for text, call in self.more_entries:
+            b = GButton(text=text, bg=(1, 1, 1, 0.14), fg=(0.96, 0.93, 0.85, 1))
+            b.bind(on_release=lambda b_, c=call: self._from_sheet(c, b_))
+            sheet.ids.actions.add_widget(b)
+        if self.more_box.parent is not None:
+            self.more_box.parent.remove_widget(self.more_box)
+        sheet.ids.board_more.add_widget(self.more_box)
+        sheet.set_moves(move_list(s.events, [s.player_name(i) for i in range(len(s.players))]))
+        sheet.bind(on_dismiss=self._sheet_gone)
+        self.more_view = sheet
+        sheet.open(animation=False)
+
+    def _from_sheet(self, call: Any, button: Any) -> None:
+        """A button of the sheet: the sheet goes first (but for the first tap of Resign,
+        which asks for a second)."""
+        sheet = self.more_view
+        call(button)
+        if sheet is not None and not button.text.startswith("Sure?"):
+            sheet.dismiss(animation=False)
+
+    def _sheet_gone(self, sheet: Any) -> None:
+        if self.more_box.parent is not None:
+            self.more_box.parent.remove_widget(self.more_box)
+        if self.more_view is sheet:
+            self.more_view = None
 
     # -- move list and rules ----------------------------------------------------------------
     def show_moves(self) -> None:
@@ -424,6 +612,17 @@ class GameScreen(Screen):
         from kivy.app import App
 
         App.get_running_app().rematch(self.session)
+
+
+def real_widget(widget: Any) -> Any:
+    """The widget itself, not the weak proxy ``ids`` hands out (a widget moved from one box
+    to another must stay referenced by its box)."""
+    parent = widget.parent
+    if parent is not None:
+        for child in parent.children:
+            if child == widget:
+                return child
+    return widget
 
 
 def live_title(s: Session) -> str:

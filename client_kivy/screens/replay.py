@@ -6,9 +6,13 @@ from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
+from kivy.metrics import dp
 from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
+from kivy.uix.widget import Widget
 
+from client_kivy.screens.game import real_widget
+from client_kivy.vm import layout
 from client_kivy.vm.session import ReplayModel, move_list, outcome_text, player_names
 
 
@@ -19,6 +23,9 @@ class ReplayScreen(Screen):
     index = NumericProperty(0)
     length = NumericProperty(0)
     playing = BooleanProperty(False)
+    mode = StringProperty(layout.TABLET)
+    """``tablet``, ``phone`` or ``phone-side`` (client_kivy/vm/layout.py)."""
+    board_width = NumericProperty(100)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -27,6 +34,29 @@ class ReplayScreen(Screen):
         self._clock: Any = None
         self.back_to = "saved"
         self.moves_view: Any = None
+        self.header = real_widget(self.ids.header)
+        self.filler = Widget()
+        self.bind(size=self._arrange)
+        Clock.schedule_once(self._arrange, 0)
+
+    def _arrange(self, *_: Any) -> None:
+        """A phone on its side: the board the window's height (a square board; the Teka
+        table a little over half the width) on the left, the title, Moves, captions,
+        slider and transport beside it. Elsewhere the board above the panel."""
+        self.mode = layout.layout_mode(self.width / dp(1), self.height / dp(1))
+        frame, panel, header = self.ids.frame, self.ids.panel, self.header
+        home = panel if self.mode == layout.PHONE_SIDE else frame
+        if header.parent is not home:
+            header.parent.remove_widget(header)
+            home.add_widget(header, index=len(home.children))  # first: at the top
+        if self.filler.parent is not None:
+            self.filler.parent.remove_widget(self.filler)
+        if self.mode == layout.PHONE_SIDE:
+            panel.add_widget(self.filler)  # the rest of the height: the panel's foot
+            square = bool(getattr(self.board, "square", True))
+            width = self.height if square else self.width * 0.56
+            self.board_width = max(dp(100), min(width, self.width - dp(300)))
+            self.ids.board_box.width = self.board_width  # (also when it is the same again)
 
     def set_model(self, model: ReplayModel, title: str = "", back_to: str = "saved") -> None:
         from client_kivy.widgets.boards import make_board
@@ -46,6 +76,7 @@ class ReplayScreen(Screen):
         if hasattr(self.board, "players"):  # the Teka table names its seats
             self.board.players = player_names(model.game_name, model.players)
         self.ids.board_box.add_widget(self.board)
+        self._arrange()
         self.length = model.length
         self._show()
 

@@ -122,6 +122,9 @@ class BoardWidget(Widget):
     marks = BooleanProperty(False)
     """The colour-blind palette: pieces and discs carry shapes, not colour alone."""
     gated = True
+    square = True
+    """Whether the drawing is square (a phone gives it the window's width upright, its
+    height on its side)."""
     """Whether confirm-before-move applies to this board's commands (Tedoku: "Place here"
     is already the confirmation)."""
 

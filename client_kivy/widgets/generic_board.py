@@ -20,6 +20,8 @@ def command_label(cmd: dict[str, Any]) -> str:
 
 
 class GenericBoard(BoxLayout):
+    square = False  # (a list of buttons)
+
     def __init__(self, **kw: Any) -> None:
         super().__init__(orientation="vertical", spacing=dp(6), **kw)
         self.session: Any = None

@@ -122,6 +122,7 @@ class TedokuSheet(BoardWidget):
         self.model = TedokuModel()
         self._side_key: Any = None
         self._box: Any = None
+        self._more: Any = None
         self.misfit_reason = ""
         super().__init__(**kw)
 
@@ -204,36 +205,46 @@ class TedokuSheet(BoardWidget):
         self._redraw()
         self._side_key = None
         if self._box is not None:
-            self.side_widgets(self._box)
+            self.side_widgets(self._box, self._more)
 
     # -- controls ----------------------------------------------------------------------------------
-    def side_widgets(self, box: Any) -> None:
-        self._box = box
+    def side_widgets(self, box: Any, more: Any = None) -> None:
+        """The card, die and turn, the shapes and the buttons in ``box``; the score, the
+        tier and the others' sheets there too, or in ``more`` (a phone's More sheet)."""
+        self._box, self._more = box, more
         m = self.model
         v = m.view
         key = (json.dumps(v, sort_keys=True), len(m.legal), m.shape, m.rotation, m.flipped,
-               m.anchor)
+               m.anchor, more is None)
         if key == self._side_key:
             return
         self._side_key = key
         box.clear_widgets()
-        top = BoxLayout(size_hint_y=None, height=dp(64), spacing=dp(8))
-        top.add_widget(CardFace(text=card_text(v.get("card")), sub="card"))
-        top.add_widget(CardFace(text=DIE_NAMES.get(v.get("die") or "", "-"), sub="die"))
+        aside = box if more is None else more
+        if more is not None:
+            more.clear_widgets()
         turn = f"{v.get('turn', 0)}/{v.get('turns', 20)}"
-        top.add_widget(CardFace(text=turn, sub="turn"))
-        box.add_widget(top)
+        die = DIE_NAMES.get(v.get("die") or "", "-")
+        if more is None:
+            top = BoxLayout(size_hint_y=None, height=dp(64), spacing=dp(8))
+            top.add_widget(CardFace(text=card_text(v.get("card")), sub="card"))
+            top.add_widget(CardFace(text=die, sub="die"))
+            top.add_widget(CardFace(text=turn, sub="turn"))
+            box.add_widget(top)
+        else:  # a phone: one line, so the shapes and Place here stay in view
+            box.add_widget(WrapLabel(text=f"Card {card_text(v.get('card'))}  ·  die {die}  ·  "
+                                          f"turn {turn}", font_size=sp(16), bold=True))
         me = m.me()
         score = me.get("score") or {}
         line = (f"Score {score.get('total', 0)}  ·  sectors {score.get('sectors', 0)} · rows "
                 f"{score.get('rows', 0)} · cols {score.get('cols', 0)}")
         if v.get("options", {}).get("bonus"):
             line += f" · bonus {score.get('bonus', 0)}"
-        box.add_widget(WrapLabel(text=line, font_size=sp(15)))
+        aside.add_widget(WrapLabel(text=line, font_size=sp(15)))
         tier = v.get("tier")
         if tier:
             final = "Final: " if tier.get("final") else "Now: "
-            box.add_widget(WrapLabel(
+            aside.add_widget(WrapLabel(
                 text=f"{final}{tier.get('label', '')} ({tier.get('range', '')})",
                 font_size=sp(16), bold=True, color=BRASS))
         if m.legal:
@@ -246,7 +257,9 @@ class TedokuSheet(BoardWidget):
                 t.bind(on_press=lambda w: self._then_changed(m.choose, w.value))
                 grid.add_widget(t)
             box.add_widget(grid)
-            row = FlowGrid(cell_width=dp(120), max_cols=2, spacing=dp(6))
+            # (a phone: the buttons in the shapes' grid, fewer rows)
+            row = FlowGrid(cell_width=dp(120), max_cols=2, spacing=dp(6)) if more is None \
+                else grid
             rot = GButton(text="Rotate", bg=(1, 1, 1, 0.14), fg=IVORY)
             rot.bind(on_release=lambda *_: self._then_changed(m.rotate))
             flip = GButton(text="Flip", bg=(1, 1, 1, 0.14), fg=IVORY)
@@ -273,7 +286,8 @@ class TedokuSheet(BoardWidget):
                 skip = GButton(text="Skip (no room)", bg=(0.8, 0.3, 0.25, 1), fg=IVORY)
                 skip.bind(on_release=lambda *_: self.send({"type": "skip"}))
                 row.add_widget(skip)
-            box.add_widget(row)
+            if row is not grid:
+                box.add_widget(row)
             self.place_button = place
             if self.misfit_reason:
                 why_label = WrapLabel(text=self.misfit_reason, font_size=sp(15),
@@ -289,7 +303,7 @@ class TedokuSheet(BoardWidget):
                                  score=(p.get("score") or {}).get("total", 0),
                                  placed=bool(p.get("placed")))
                 strip.add_widget(mini)
-            box.add_widget(strip)
+            aside.add_widget(strip)
 
     def _name(self, seat: int) -> str:
         if self.session is not None:

@@ -91,6 +91,8 @@ def _render_symbol(suit: str, size: float, colour: tuple[float, ...]) -> Any:
 
 
 class TekaTable(BoardWidget):
+    square = False  # (the table and the hand under it)
+
     def __init__(self, **kw: Any) -> None:
         self.model = TekaModel()
         self.viewer = 0
@@ -444,30 +446,36 @@ class TekaTable(BoardWidget):
             self._small = small
             if self._box is not None and self.session is not None:
                 self._side_key = None
-                self.side_widgets(self._box)
+                self.side_widgets(self._box, self._more)
 
     def changed(self) -> None:
         """Redraw after a local change (a card selected): the table and its buttons."""
         self._redraw()
         self._side_key = None
         if self.parent is not None and self._box is not None:
-            self.side_widgets(self._box)
+            self.side_widgets(self._box, self._more)
 
     _box: Any = None
+    _more: Any = None
 
     # -- buttons beside the table ------------------------------------------------------------
-    def side_widgets(self, box: Any) -> None:
-        self._box = box
+    def side_widgets(self, box: Any, more: Any = None) -> None:
+        """The calls, trumps and card actions in ``box``; the score, Score sheet and Last
+        trick there too, or in ``more`` (a phone's More sheet)."""
+        self._box, self._more = box, more
         m = self.model
         small = self.height - self.hand_height() < dp(300)
         key = (json.dumps(m.legal, sort_keys=True), m.selected, m.phase,
-               json.dumps(m.view.get("sheet")), small,
+               json.dumps(m.view.get("sheet")), small, more is None,
                json.dumps([m.view.get("contract"), m.view.get("tricks_won")]))
         if key == self._side_key:
             return
         self._side_key = key
         box.clear_widgets()
-        grid = FlowGrid(cell_width=dp(84), max_cols=4, spacing=dp(6))
+        aside = box if more is None else more
+        if more is not None:
+            more.clear_widgets()
+        grid = FlowGrid(cell_width=dp(84) if more is None else dp(76), max_cols=4, spacing=dp(6))
 
         def add(text: str, cmd: Any, primary: bool = True) -> GButton:
             b = GButton(text=text, font_size=sp(16))
@@ -534,7 +542,7 @@ class TekaTable(BoardWidget):
         line = WrapLabel(text=f"N-S {scores[0]}  ·  E-W {scores[1]}  (to "
                               f"{(m.view.get('options') or {}).get('target', 104)})",
                          font_size=sp(17), bold=True)
-        box.add_widget(line)
+        aside.add_widget(line)
         sheet = GButton(text="Score sheet", bg=(1, 1, 1, 0.14), fg=IVORY)
         sheet.bind(on_release=lambda *_: ScoreSheet(m.view).open())
         if m.view.get("trick") and (m.view.get("last_trick") or {}).get("cards"):
@@ -543,9 +551,9 @@ class TekaTable(BoardWidget):
             peek.bind(on_release=lambda *_: self.show_last_trick())
             row.add_widget(peek)
             row.add_widget(sheet)
-            box.add_widget(row)
+            aside.add_widget(row)
         else:
-            box.add_widget(sheet)
+            aside.add_widget(sheet)
 
         self._follow_raise()
 

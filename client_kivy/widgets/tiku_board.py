@@ -217,7 +217,7 @@ class TikuBoard(BoardWidget):
                 self.explain("That piece has no move now")
         return True
 
-    def side_widgets(self, box: Any) -> None:
+    def side_widgets(self, box: Any, more: Any = None) -> None:
         """Discs in hand, match score, and a Pass button when passing is the only move."""
         v = self.model.view
         hands = v.get("hands") or [0, 0]
