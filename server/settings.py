@@ -266,6 +266,9 @@ REDIS_CONNECTIONS = int(os.environ.get("GAMENIGHT_REDIS_CONNECTIONS", "4"))
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 """Redis, shared by the processes of one server (the channel layer, the join limit);
 "": one process, nothing shared."""
+REDIS_PREFIX = os.environ.get("GAMENIGHT_REDIS_PREFIX", "gamenight").strip() or "gamenight"
+"""What this server's names in Redis start with (the channel layer's groups, the join
+limit's counts): servers sharing one Redis give each its own."""
 
 
 def _database() -> dict[str, object]:
@@ -333,7 +336,8 @@ if REDIS_URL:
             # (A process uses two connections: one subscribed, one publishing under a lock;
             # max_connections caps the publishing pool all the same.)
             "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30,
-                                  "max_connections": REDIS_CONNECTIONS}]},
+                                  "max_connections": REDIS_CONNECTIONS}],
+                       "prefix": REDIS_PREFIX},
         }
     }
 else:
@@ -385,6 +389,7 @@ GAMENIGHT = {
     # doubles it without a ceiling: the pools came back up to a minute after the database).
     "DB_RECONNECT_MAX_DELAY": DB_RECONNECT_MAX_DELAY,
     "REDIS_CONNECTIONS": REDIS_CONNECTIONS,
+    "REDIS_PREFIX": REDIS_PREFIX,
     # Seconds between checks of the watched games' log heads against what Redis told this
     # process (pub/sub keeps nothing for a subscriber that was disconnected); 0: never.
     "REDIS_RECONCILE": float(os.environ.get("GAMENIGHT_REDIS_RECONCILE", "5")),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import uuid
 from typing import Any
 
 import pytest
@@ -227,8 +228,11 @@ def test_a_released_seats_old_code_opens_nothing(daphne_server, django_user_mode
 @pytest.fixture
 def limited_server(transactional_db: Any, tmp_path: Any) -> Any:
     """A daphne allowing 20 joins and code lookups an hour per address (an hour: whatever
-    the machine's speed, the requests below fall in one window)."""
-    server = start_daphne(tmp_path, "limited", {"GAMENIGHT_JOIN_RATE": "20/hour"})
+    the machine's speed, the requests below fall in one window), counting under a Redis
+    prefix of its own when Redis is used (before, a second run within the hour on the same
+    Redis found the address already over the limit: every request 429)."""
+    server = start_daphne(tmp_path, "limited", {"GAMENIGHT_JOIN_RATE": "20/hour",
+                                                "GAMENIGHT_REDIS_PREFIX": f"t{uuid.uuid4().hex}"})
     try:
         yield server
     finally:
@@ -265,3 +269,24 @@ def test_joins_and_code_lookups_are_limited_per_address(limited_server):
     assert status == 200 and body["seat"] == 2
     # (what is not a join or a lookup is not limited)
     assert ok(server, "GET", f"/api/games/{gid}/")["id"] == gid
+
+
+def test_servers_sharing_a_redis_count_joins_apart(settings: Any) -> None:
+    """Two servers on one Redis (their own GAMENIGHT_REDIS_PREFIX each): one address over
+    the limit on one is not over it on the other."""
+    if not settings.REDIS_URL:
+        pytest.skip("needs Redis (REDIS_URL)")
+    from django.test import RequestFactory
+
+    from server.games import joinlimit
+
+    request = RequestFactory().get("/api/codes/ZZZZZZZZ/", REMOTE_ADDR="192.0.2.7")
+    run = uuid.uuid4().hex
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "JOIN_RATE": "2/hour",
+                          "REDIS_PREFIX": f"one{run}"}
+    joinlimit.hit(request)
+    joinlimit.hit(request)
+    with pytest.raises(joinlimit.Limited):
+        joinlimit.hit(request)
+    settings.GAMENIGHT = {**settings.GAMENIGHT, "REDIS_PREFIX": f"two{run}"}
+    joinlimit.hit(request)  # counted apart

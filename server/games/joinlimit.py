@@ -31,7 +31,6 @@ from limits.strategies import MovingWindowRateLimiter
 from .dbpool import knob
 
 DEFAULT_RATE = "60/minute"
-NAMESPACE = "gamenight-join"
 
 _lock = threading.Lock()
 _limiter: MovingWindowRateLimiter | None = None
@@ -50,6 +49,12 @@ class Limited(Exception):
 def rate() -> str:
     """The limit in force, as ``limits`` reads it ("60/minute", "10 per 10 seconds")."""
     return str(knob("JOIN_RATE", DEFAULT_RATE) or DEFAULT_RATE)
+
+
+def namespace() -> str:
+    """The counts' names start with the server's Redis prefix (``GAMENIGHT_REDIS_PREFIX``):
+    two servers sharing one Redis count their requests apart."""
+    return f"{knob('REDIS_PREFIX', 'gamenight')}-join"
 
 
 def _item(text: str) -> RateLimitItem:
@@ -79,9 +84,10 @@ def hit(request: Any) -> None:
     item = _item(rate())
     limiter = _get_limiter()
     addr = client_address(request)
-    if limiter.hit(item, NAMESPACE, addr):
+    name = namespace()
+    if limiter.hit(item, name, addr):
         return
-    reset = limiter.get_window_stats(item, NAMESPACE, addr).reset_time
+    reset = limiter.get_window_stats(item, name, addr).reset_time
     wait = max(1, math.ceil(reset - time.time()))
     raise Limited(
         wait,
