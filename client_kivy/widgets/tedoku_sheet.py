@@ -10,7 +10,7 @@ from typing import Any
 from kivy.clock import Clock
 from kivy.graphics import Color, Line, Rectangle, RoundedRectangle
 from kivy.metrics import dp, sp
-from kivy.properties import ListProperty
+from kivy.properties import BooleanProperty, ListProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.widget import Widget
 
@@ -249,11 +249,14 @@ class TedokuSheet(BoardWidget):
                 font_size=sp(16), bold=True, color=BRASS))
         if m.legal:
             shapes = m.shapes()
-            grid = FlowGrid(cell_width=dp(118), max_cols=4, spacing=dp(6))
+            # (a phone: three abreast, so that Place here is in view under the sheet)
+            grid = FlowGrid(cell_width=dp(118) if more is None else dp(100), max_cols=4,
+                            spacing=dp(6))
             for s in shapes:
                 t = ShapeChip(text=SHAPE_NAMES[s], group=f"tedoku-shape-{id(self)}",
                               state="down" if s == m.shape else "normal", value=s,
-                              cells=[list(rc) for rc in BASE[s]], ink=SHAPE_INK.get(s, INK))
+                              cells=[list(rc) for rc in BASE[s]], ink=SHAPE_INK.get(s, INK),
+                              compact=more is not None)
                 t.bind(on_press=lambda w: self._then_changed(m.choose, w.value))
                 grid.add_widget(t)
             box.add_widget(grid)
@@ -328,18 +331,28 @@ class ShapeChip(GToggle):
     cells = ListProperty([])
     """The shape's cells, [row, column] (``BASE``: as the rolled shape lies, unturned)."""
     ink = ListProperty(list(INK))
+    compact = BooleanProperty(False)
+    """A phone's chip, three abreast: a smaller picture and name (the name still whole)."""
     PICTURE = dp(40)
-    """The picture's side: the text starts after it."""
+    """The picture's side: the text starts after it (``COMPACT_PICTURE`` when compact)."""
+    COMPACT_PICTURE = dp(28)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self.padding = [self.PICTURE + dp(10), 0, dp(4), 0]
-        self.bind(pos=self._draw, size=self._draw, cells=self._draw, ink=self._draw)
+        self.bind(pos=self._draw, size=self._draw, cells=self._draw, ink=self._draw,
+                  compact=self._fit)
+        self._fit()
+
+    def _fit(self, *_: Any) -> None:
+        side = self.COMPACT_PICTURE if self.compact else self.PICTURE
+        self.padding = [side + dp(10), 0, dp(4), 0]
+        if self.compact:
+            self.font_size = sp(14)
         self._draw()
 
     def picture_rect(self) -> tuple[float, float, float, float]:
         """Where the picture is: x, y, width, height (in the chip's frame: ``pos``)."""
-        side = min(self.PICTURE, self.height - dp(10))
+        side = min(self.COMPACT_PICTURE if self.compact else self.PICTURE, self.height - dp(10))
         # (from x, y and size: a callback of ``pos`` may see the cached centre before it moved)
         return self.x + dp(7), self.y + (self.height - side) / 2, side, side
 
