@@ -153,7 +153,7 @@ class GamenightApp(App):
         who = "watching" if seat is None else ""
         from client_kivy.vm.lobby import game_line
 
-        title = game_line(game) + (f"  ({who})" if who else "")
+        title = game_line(game) + (f" ({who})" if who else "")
         self.open_session(session, title=title)
 
     def open_kiosk(self, game: dict[str, Any], secrets: dict[int, str], kiosk: bool) -> None:
@@ -394,7 +394,7 @@ class GamenightApp(App):
         if current == "game":
             s = self.session
             if s is not None and s.outcome is None and s.viewer >= 0:
-                detail = ("It stays on this tablet: Continue it from the home screen."
+                detail = ("It stays on this device: Continue it from the home screen."
                           if s.kind == "local" else "Your seat is kept: come back from the lobby.")
                 ask("Leave this game?", self.leave_game, "Leave", "Stay", detail)
             else:

@@ -198,7 +198,8 @@ def test_online_title_and_lobby_follow_who_sits_down(app, daphne_server, server_
     api.join_code(seat_code(game, 1), "Bob")  # Bob sits down from another device
     assert testing.wait_until(lambda: "Bob" in screen.title), screen.title
     assert "(open)" not in screen.title
-    assert screen.title.startswith("Teka  Ann v Bob v ")
+    assert screen.title.startswith("Teka: Ann v Bob v ")
+    assert "  " not in screen.title, screen.title  # (no double space between the parts)
     # the lobby, back from the game, lists the table as it is now
     testing.tap(screen.ids.back)
     testing.pump(2)

@@ -252,7 +252,7 @@ def test_mixed_table_hands_off_only_between_the_tablets_seats(app, daphne_server
         assert testing.wait_until(lambda: screen.cards.get(seat) is not None and  # noqa: B023
                                   screen.cards[seat].code != "")  # noqa: B023
         screen.ids.name.text = name
-        assert tap_until(lambda: screen.cards[seat], "On this tablet",  # noqa: B023
+        assert tap_until(lambda: screen.cards[seat], "On this device",  # noqa: B023
                          lambda: seat in screen.model.tablet_seats()), screen.message  # noqa: B023
     phones = []
     for seat, name in ((2, "Cleo"), (3, "Dan")):
@@ -376,7 +376,7 @@ def test_organiser_hands_seats_to_another_phone_and_to_a_bot(app, daphne_server,
     screen = table_screen(app)
     screen.ids.name.text = "Ann"
     assert testing.wait_until(lambda: 0 in screen.cards and screen.cards[0].code)
-    assert tap_until(lambda: screen.cards[0], "On this tablet",
+    assert tap_until(lambda: screen.cards[0], "On this device",
                      lambda: 0 in screen.model.tablet_seats())
     phone = Api(daphne_server.http)
     bob = phone.join_code(seat_code(game, 1), "Bob")
@@ -561,7 +561,7 @@ def test_every_open_seats_qr_code_is_at_its_seat_and_the_title_follows_who_sat(
         assert screen.cards[seat].ids.qr.width == 0
         assert name in screen.ids.title.text
     assert testing.wait_until(lambda: "(open)" not in screen.title)
-    assert screen.title == "The table: Teka  Ann v Bob v Cleo v Dan"
+    assert screen.title == "The table · Teka: Ann v Bob v Cleo v Dan"
     assert screen.ids.title.text == screen.title
 
 

@@ -270,7 +270,7 @@ class GameScreen(Screen):
         # the code)
         self._title_tail = None
         if session.kind != "local":
-            cuts = [i for i in (self.title.find("  (watching)"), self.title.find("  · code"))
+            cuts = [i for i in (self.title.find(" (watching)"), self.title.find(" · code"))
                     if i >= 0]
             self._title_tail = self.title[min(cuts):] if cuts else ""
         self.short_title = session.game_name.capitalize() + (self._title_tail or "")
@@ -626,16 +626,16 @@ def real_widget(widget: Any) -> Any:
 
 
 def live_title(s: Session) -> str:
-    """ "Teeko  Ann v Bob": the game and who sits at each seat now ("(open)" for a seat
+    """ "Teeko: Ann v Bob": the game and who sits at each seat now ("(open)" for a seat
     nobody has taken; bots by the name their chip shows)."""
     names = [s.player_name(i) if p.get("kind") == "bot" or p.get("taken", True)
              else "(open)" for i, p in enumerate(s.players)]
-    return f"{s.game_name.capitalize()}  {' v '.join(names)}"
+    return f"{s.game_name.capitalize()}: {' v '.join(names)}"
 
 
 def connection_label(state: str) -> tuple[str, tuple[float, float, float, float]]:
     return {
-        "local": ("On this tablet", (0.72, 0.78, 0.72, 1)),
+        "local": ("On this device", (0.72, 0.78, 0.72, 1)),
         "online": ("* Online", (0.45, 0.9, 0.5, 1)),
         "connecting": ("* Connecting...", (0.95, 0.8, 0.35, 1)),
         "offline": ("* Reconnecting...", (1.0, 0.5, 0.45, 1)),

@@ -57,7 +57,7 @@ class SeatRow(BoxLayout):
 
 
 class SetupScreen(Screen):
-    heading = StringProperty("New game on this tablet")
+    heading = StringProperty("New game on this device")
     blurb = StringProperty("")
     error = StringProperty("")
     game = StringProperty("teeko")

@@ -329,7 +329,7 @@ class TableScreen(Screen):
         if finished or info.get("kind") == "bot":
             return card
         if is_open:
-            add("On this tablet", lambda: m.sit_here(seat, self.seat_name(seat)))
+            add("On this device", lambda: m.sit_here(seat, self.seat_name(seat)))
         else:
             add("Another phone", lambda: m.release(seat))
         app = App.get_running_app()

@@ -315,13 +315,13 @@ def seat_players(game: Obj) -> list[Obj]:
 
 
 def game_line(game: Obj) -> str:
-    """One line describing a game in the lobby lists: "Teka  Ann v Bot East v (open) v
+    """One line describing a game in the lobby lists: "Teka: Ann v Bot East v (open) v
     Bot West", the players as the game names them (``player_names``)."""
     kind = str(game.get("kind", "?"))
     names = player_names(kind, seat_players(game))
     names = ["(open)" if s.get("kind") == "open" and not s.get("taken") else names[i]
              for i, s in enumerate(game.get("seats", []))]
-    return f"{kind.capitalize()}  {' v '.join(names)}"
+    return f"{kind.capitalize()}: {' v '.join(names)}"
 
 
 def result_line(game: Obj) -> str:

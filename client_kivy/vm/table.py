@@ -158,11 +158,11 @@ class TableModel:
         return join_url(self.api.base, self.seat_code(seat))
 
     def title(self) -> str:
-        """ "The table: Teka  Ann v Bob v (open) v Bot West": who sits now (the seats as
+        """ "The table · Teka: Ann v Bob v (open) v Bot West": who sits now (the seats as
         the server last told, so it follows every phone that sits down)."""
         from client_kivy.vm.lobby import game_line
 
-        return "The table: " + game_line(dict(self.game, seats=self.seats()))
+        return "The table · " + game_line(dict(self.game, seats=self.seats()))
 
     def seat_tab(self, seat: int) -> str:
         """A seat in a few words, for the seat switcher on a phone: "North: open",
