@@ -219,4 +219,5 @@ class BoardWidget(Widget):
             self.session.notify()
 
     def label_size(self) -> float:
-        return float(max(sp(11), min(self.width, self.height) / 28.0))
+        # (a phone: about 15 dp, readable; the coordinates were about 8 px high at 11 sp)
+        return float(max(sp(13), min(self.width, self.height) / 24.0))
