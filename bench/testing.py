@@ -62,6 +62,15 @@ def set_size(width: int, height: int) -> None:
     pump(4)
 
 
+def set_size_dp(width: int, height: int) -> None:
+    """The window at ``width`` x ``height`` dp (a phone at density 2: twice the pixels),
+    drawn."""
+    from kivy.metrics import dp
+
+    set_size(int(dp(width)), int(dp(height)))
+    pump(4)
+
+
 def pump(frames: int = 1) -> None:
     from kivy.base import EventLoop
 
@@ -113,12 +122,9 @@ def tap(widget: Any, x: float | None = None, y: float | None = None) -> None:
 
 def real_widget(widget: Any) -> Any:
     """The widget itself, not the weak proxy ``ids`` hands out (grabs compare identity)."""
-    parent = widget.parent
-    if parent is not None:
-        for child in parent.children:
-            if child == widget:
-                return child
-    return widget
+    from client_kivy.widgets.common import real_widget as real
+
+    return real(widget)
 
 
 def window_point(widget: Any, x: float, y: float) -> tuple[float, float]:

@@ -18,6 +18,15 @@ def app(tmp_path_factory):
     return testing.start_app(str(tmp_path_factory.mktemp("client")))
 
 
+@pytest.fixture
+def tablet_after(app):
+    """After the test: no game open (the home screen) and the window a tablet on its side
+    again (1280x800), whatever size the test chose."""
+    yield
+    app.leave_game()
+    testing.set_size(1280, 800)
+
+
 def find(root, cls_name):
     out = []
     stack = [root]

@@ -11,13 +11,13 @@ import threading
 from typing import Any
 
 import pytest
-from test_client_gui import app, by_text  # noqa: F401
+from test_client_gui import app, by_text, tablet_after  # noqa: F401
 
 from bench import testing
 
 testing.headless(960, 640)
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("tablet_after")]
 
 SIZES = [(360, 740), (1280, 800)]
 
@@ -33,14 +33,6 @@ class StepClock:
         with self.lock:
             self.now += 0.5
             return self.now
-
-
-@pytest.fixture(autouse=True)
-def back_to_tablet_size(app: Any) -> Any:  # noqa: F811
-    yield
-    if app.session is not None:
-        app.leave_game()
-    testing.set_size(1280, 800)
 
 
 @pytest.mark.parametrize("size", SIZES)

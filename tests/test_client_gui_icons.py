@@ -8,24 +8,17 @@ from __future__ import annotations
 from random import Random
 
 import pytest
-from test_client_gui import app, by_text, find, person, start_local  # noqa: F401
+from test_client_gui import app, by_text, find, person, start_local, tablet_after  # noqa: F401
 
 from bench import testing
 
 testing.headless(960, 640)
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("tablet_after")]
 
 SIZES = [(360, 740), (1280, 800)]
 TRANSPORT = {"first": "first", "prev_mark": "back", "prev": "prev", "play": "play",
              "next": "next", "next_mark": "forward", "last": "last"}
-
-
-@pytest.fixture(autouse=True)
-def back_to_tablet_size(app):  # noqa: F811
-    yield
-    app.leave_game()
-    testing.set_size(1280, 800)
 
 
 def drawn_inside(w, group: str) -> list:

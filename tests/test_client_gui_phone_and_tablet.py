@@ -25,11 +25,7 @@ def back_to_tablet_size(app, request):  # noqa: F811
     testing.set_size(1280, 800)
 
 
-def at(w, h):
-    from kivy.metrics import dp
-
-    testing.set_size(int(dp(w)), int(dp(h)))
-    testing.pump(4)
+at = testing.set_size_dp
 
 
 def bot(name="Computer", level="easy"):

@@ -8,14 +8,14 @@ on a phone on its side and nothing drawn over its Back button."""
 from __future__ import annotations
 
 import pytest
-from test_client_gui import app, by_text, find, person, start_local  # noqa: F401
+from test_client_gui import app, by_text, find, person, start_local, tablet_after  # noqa: F401
 from test_client_gui_phone_and_tablet import at, bot, in_view
 
 from bench import layoutcheck, testing
 
 testing.headless(960, 640)
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("tablet_after")]
 
 SIZES = [(360, 740), (740, 360), (800, 1280), (1280, 800)]
 PLAYERS = {
@@ -24,13 +24,6 @@ PLAYERS = {
     "tedoku": [person("Ann"), bot()],
     "teka": [person("Ann"), bot("Bob"), bot("Cleo"), bot("Dan")],
 }
-
-
-@pytest.fixture(autouse=True)
-def back_to_tablet_size(app):  # noqa: F811
-    yield
-    app.leave_game()
-    testing.set_size(1280, 800)
 
 
 def dp_size(w):

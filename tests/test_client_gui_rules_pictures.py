@@ -6,23 +6,16 @@ hand. By touch in the real offscreen window at 360x740 and 1280x800."""
 from __future__ import annotations
 
 import pytest
-from test_client_gui import app  # noqa: F401
+from test_client_gui import app, tablet_after  # noqa: F401
 
 from bench import testing
 
 testing.headless(960, 640)
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("tablet_after")]
 
 BOARD = {"teeko": "TeekoBoard", "tiku": "TikuBoard", "tedoku": "TedokuSheet",
          "teka": "TekaTable"}
-
-
-@pytest.fixture(autouse=True)
-def back_to_tablet_size(app):  # noqa: F811
-    yield
-    app.show("home")
-    testing.set_size(1280, 800)
 
 
 @pytest.mark.parametrize("size", [(360, 740), (1280, 800)])

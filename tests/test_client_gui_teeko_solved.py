@@ -12,30 +12,19 @@ from typing import Any
 
 import pytest
 from teeko_stub import finished_teeko_events, install
-from test_client_gui import app, by_text, find, person  # noqa: F401
+from test_client_gui import app, by_text, find, person, tablet_after  # noqa: F401
 
 from bench import testing
 
 testing.headless(960, 640)
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("tablet_after")]
 
 SIZES = [(360, 740), (1280, 800)]
 """A phone upright and a tablet on its side."""
 
 
-@pytest.fixture(autouse=True)
-def back_to_tablet_size(app: Any) -> Any:  # noqa: F811
-    yield
-    app.show("home")
-    testing.set_size(1280, 800)
-
-
-def at(w: int, h: int) -> None:
-    from kivy.metrics import dp
-
-    testing.set_size(int(dp(w)), int(dp(h)))
-    testing.pump(4)
+at = testing.set_size_dp
 
 
 def teeko_setup(app: Any) -> Any:  # noqa: F811

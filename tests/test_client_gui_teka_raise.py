@@ -9,30 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_client_gui import app, buttons, find, person, start_local  # noqa: F401
+from test_client_gui import app, buttons, find, person, start_local, tablet_after  # noqa: F401
 
 from bench import testing
 
 testing.headless(960, 640)
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("tablet_after")]
 
 SIZES = [(360, 740), (1280, 800)]
 """A phone upright and a tablet on its side."""
 
 
-@pytest.fixture(autouse=True)
-def back_to_tablet_size(app: Any) -> Any:  # noqa: F811
-    yield
-    app.leave_game()
-    testing.set_size(1280, 800)
-
-
-def at(w: int, h: int) -> None:
-    from kivy.metrics import dp
-
-    testing.set_size(int(dp(w)), int(dp(h)))
-    testing.pump(4)
+at = testing.set_size_dp
 
 
 def texts(root: Any) -> list[str]:

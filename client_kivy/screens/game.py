@@ -22,7 +22,7 @@ from kivy.uix.screenmanager import Screen
 from client_kivy.vm import clocks, feedback, layout
 from client_kivy.vm.confirm import command_text
 from client_kivy.vm.session import Session, move_list, partnership_of
-from client_kivy.widgets.common import FlowGrid, GButton
+from client_kivy.widgets.common import FlowGrid, GButton, real_widget
 from client_kivy.widgets.seat_clock import SeatClocks
 
 SWATCHES = {
@@ -612,17 +612,6 @@ class GameScreen(Screen):
         from kivy.app import App
 
         App.get_running_app().rematch(self.session)
-
-
-def real_widget(widget: Any) -> Any:
-    """The widget itself, not the weak proxy ``ids`` hands out (a widget moved from one box
-    to another must stay referenced by its box)."""
-    parent = widget.parent
-    if parent is not None:
-        for child in parent.children:
-            if child == widget:
-                return child
-    return widget
 
 
 def live_title(s: Session) -> str:

@@ -11,9 +11,9 @@ from kivy.properties import BooleanProperty, NumericProperty, StringProperty
 from kivy.uix.screenmanager import Screen
 from kivy.uix.widget import Widget
 
-from client_kivy.screens.game import real_widget
 from client_kivy.vm import layout
 from client_kivy.vm.session import ReplayModel, move_list, outcome_text, player_names
+from client_kivy.widgets.common import real_widget
 
 
 class ReplayScreen(Screen):

@@ -218,3 +218,14 @@ class MoveList(ModalView):
 def markup_escape(text: str) -> str:
     """``text`` shown as it is inside Kivy markup."""
     return text.replace("&", "&amp;").replace("[", "&bl;").replace("]", "&br;")
+
+
+def real_widget(widget: Any) -> Any:
+    """The widget itself, not the weak proxy ``ids`` hands out (a widget moved from one box
+    to another must stay referenced by its box; touch grabs compare identity)."""
+    parent = widget.parent
+    if parent is not None:
+        for child in parent.children:
+            if child == widget:
+                return child
+    return widget
