@@ -88,7 +88,9 @@ def start_run_command(port: int, *extra: str, script: bool = False,
     ``./gamenight serve`` (on this interpreter, GAMENIGHT_PYTHON) in a process group of its
     own, as a terminal's foreground job. Returns the process, its PGDATA and its output up to
     the banner's admin login line."""
-    var = ROOT / "var" / "runtest"
+    # one installation per xdist worker: two workers' tests on one embedded server each saw
+    # the other's sessions ("left running: 1 other session") and stopped it under the other
+    var = ROOT / "var" / f"runtest{os.environ.get('PYTEST_XDIST_WORKER', '')}"
     pgdata = var / "pg"
     var.mkdir(parents=True, exist_ok=True)
     env = base_env(GAMENIGHT_PGDATA=str(pgdata), GAMENIGHT_VAR=str(var),
