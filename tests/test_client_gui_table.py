@@ -550,6 +550,14 @@ def test_every_open_seats_qr_code_is_at_its_seat_and_the_title_follows_who_sat(
                 break
             testing.pump(5)
         assert read == {urls[seat]}, (seat, read)
+    # a phone on its side: the card shown whole, its QR code and buttons in the window
+    # (before: the hint line pushed Bot out of the window)
+    testing.set_size(740, 360)
+    assert testing.wait_until(lambda: settled() and screen.switcher is not None)
+    testing.pump(4)
+    [card] = shown_cards(screen)
+    assert testing.inside_window(card.ids.qr)
+    assert all(testing.inside_window(b) for b in find(card.ids.buttons, "GButton"))
     # people sit down: each card shows its player instead of the code; the title follows
     testing.set_size(1280, 800)
     phone = Api(daphne_server.http)

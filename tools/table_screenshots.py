@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Screenshots of the app's table mode (client_kivy/screens/table.py) at phone (360x740 dp)
-and tablet (1280x800) sizes, into docs/screenshots/{phone,tablet}-table*.png, and the layout check
+"""Screenshots of the app's table mode (client_kivy/screens/table.py) at phone (360x740 dp,
+and 740x360 on its side) and tablet (1280x800, 800x1280) sizes, into
+docs/screenshots/{phone,phone-side,tablet,tablet-upright}-table*.png, and the layout check
 (bench/layoutcheck.py) of each: it prints any label cut or button too small.
 
     GAMENIGHT_PURE=1 .venv/bin/python tools/table_screenshots.py
@@ -22,7 +23,8 @@ sys.path.insert(0, ROOT)
 from bench import testing  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "screenshots")
-SIZES = {"phone": (360, 740), "tablet": (1280, 800), "tablet-upright": (800, 1280)}
+SIZES = {"phone": (360, 740), "phone-side": (740, 360), "tablet": (1280, 800),
+         "tablet-upright": (800, 1280)}
 
 
 class NoSocket:

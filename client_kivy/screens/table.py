@@ -64,6 +64,8 @@ class SeatCard(BoxLayout):
     seat = ObjectProperty(-1)
     wide = BooleanProperty(True)
     """QR code beside the words (above and below the table), or above them (at its sides)."""
+    tight = BooleanProperty(False)
+    """A phone on its side: no hint line under the code, so the buttons stay in the window."""
     qr_side = NumericProperty(dp(160))
     code_size = NumericProperty(sp(32))
 
@@ -157,7 +159,8 @@ class SeatRing(Widget):
             card.width = col_w
             room = (top - y) if side else h * 0.45
             card.qr_side = max(dp(96), min(dp(170), col_w * 0.42, room - dp(16)))
-            card.code_size = sp(24)
+            card.tight = side
+            card.code_size = sp(20) if side else sp(24)
             card.pos = (col_x, top - card.height)
             card_h = card.height
         if side:
