@@ -289,7 +289,9 @@ async def play_out(
                 if c.finished is None:
                     await c.until(lambda f: f["type"] == "finished", timeout)
             return ref.outcome
-        mine = [s for s in ref.to_act if s in players]
+        # each client's own to_act: who is waited for can be a secret (Teka's throw-in
+        # question shows only to the seat asked), so one seat's list is not everyone's
+        mine = sorted({s for s, c in players.items() if s in c.to_act})
         if not mine:  # a bot's turn: wait for it
             before = ref.seq
             await ref.until(lambda f, r=ref, b=before: f["type"] == "events" and r.seq > b, timeout)
