@@ -146,7 +146,7 @@ def test_a_small_fuzz_run_appends_nothing_and_answers_everything(daphne_server):
 
     out = fuzz(
         daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0,
-        log=lambda _m: None, route_values=("real", "%00", "a%00b", "a/b", "9" * 19),
+        log=lambda _m: None, route_values=("real", "a%00b", "a/b", "9" * 19),
         admin_cookie=admin_session(),
     )
     every = routes()  # every route of every urls.py: pages, API, leagues, admin

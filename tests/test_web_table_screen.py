@@ -30,7 +30,7 @@ from core.api import META_COMMANDS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True), pytest.mark.timeout(600)]
 
-PACE = 1.0
+PACE = 0.5
 """GAMENIGHT_BOT_WATCH_PACE of these tests' server (seconds between a bots-only table's moves)."""
 IDLE = 10
 """GAMENIGHT_TV_IDLE of these tests' server (seconds without an event: abandoned)."""

@@ -42,6 +42,7 @@ const st = {
   sheetKey: "",
   wanted: null,          // an index waiting for its view
 };
+stats.head = st.head;    // (from the start: the socket may say "live" before the first frame)
 
 // ----------------------------------------------------------------------------- loading
 
