@@ -44,6 +44,19 @@ def pytest_configure(config: Any) -> None:
     _guard_flush()
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """(pytest-django's, run just before the test database is made) Django's pool of the
+    default database closed: one made earlier (``connection.pool``, as the server's pool
+    statistics ask for it, is past pytest-django's guard) holds connections to the database
+    the settings named *before* the test database existed, and Django makes the test database
+    without closing it; every test of that worker then spoke to the development database
+    (tests/test_suite_database.py)."""
+    from django.db import connections
+
+    connections["default"].close_pool()  # type: ignore[attr-defined]
+
+
 def _guard_flush() -> None:
     """Between transactional tests pytest-django empties every table with one TRUNCATE (as
     the tables' owner, inside one transaction): the triggers that refuse TRUNCATE of the
