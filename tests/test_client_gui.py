@@ -111,7 +111,8 @@ def test_teeko_against_bot_by_touch(app):
         assert plies < 200
     testing.pump(3)
     assert screen.status == app.session.status_text()
-    assert "wins" in screen.status or "Draw" in screen.status
+    # (the easy bot's choices are its own: either side may win, "You win" when it is us)
+    assert any(w in screen.status for w in ("wins", "You win", "Draw")), screen.status
     if session.outcome["reason"] == "pattern":
         assert len(board.model.winning()) == 4
     # the finished game is on the device and replays by slider
