@@ -211,8 +211,11 @@ def test_live_teka_bots_spectator_sees_cards_arrive_and_nothing_hidden(
 ) -> None:
     server = start_daphne(tmp_path, "web-teka", {"GAMENIGHT_BOT_PACE": "0.15"})
     try:
-        g = post_json(server, "/api/games/", {"kind": "teka", "seats": [
-            {"kind": "bot", "level": "random"}] * 4})
+        # (a target random bots cannot reach before 12 cards: a failed double 13 gives the
+        # other side 52, so two of them ended a match to 104 after three cards, and the loop
+        # below waited its whole 240 s for cards that never came)
+        g = post_json(server, "/api/games/", {"kind": "teka", "options": {"target": 1000},
+                                              "seats": [{"kind": "bot", "level": "random"}] * 4})
         w = open_page(browser, f"{server.http}/games/{g['id']}/")
         w.page.wait_for_function("() => window.gnStats && window.gnStats.conn === 'live'")
         game = core.GAMES["teka"]
