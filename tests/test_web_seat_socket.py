@@ -325,7 +325,11 @@ def test_a_move_made_offline_is_not_played_in_a_later_turn(
 
 class Relay:
     """The page's game socket through the test: frames pass both ways until ``dead``, then
-    nothing passes and nothing is closed (a network gone without a word)."""
+    nothing passes and nothing is closed (a network gone without a word). A socket that lost
+    a frame stays dead when the network is back, as a TCP connection would (it never delivers
+    a later frame and drops an earlier one): only sockets made after that pass frames. (Before,
+    a socket opened while the network was dead lost its hello and then passed the pings: the
+    server's pongs kept it alive, never welcomed, and the test waited 120 s for "connected".)"""
 
     def __init__(self) -> None:
         self.dead = False
@@ -335,9 +339,14 @@ class Relay:
     def __call__(self, ws: Any) -> None:
         self.sockets += 1
         server = ws.connect_to_server()
+        lost = [False]  # (this socket has lost a frame: it is dead for good)
+
+        def passes() -> bool:
+            lost[0] = lost[0] or self.dead
+            return not lost[0]
 
         def up(message: Any) -> None:
-            if self.dead:
+            if not passes():
                 return
             try:
                 f = json.loads(message)
@@ -348,7 +357,7 @@ class Relay:
             server.send(message)
 
         def down(message: Any) -> None:
-            if not self.dead:
+            if passes():
                 ws.send(message)
 
         ws.on_message(up)
@@ -374,6 +383,8 @@ def test_a_dead_network_is_noticed_and_the_page_comes_back(
         ".then((a) => { window.gnKept = a; }); }")
     w.page.wait_for_function(
         "() => document.getElementById('turn').textContent.includes('Waiting for the network')")
+    # a socket made while the network is dead has said hello into it (and lost it)
+    w.page.wait_for_function("() => window.gnSeat.socket.hellos.length >= 2", timeout=WAIT)
     relay.dead = False
     t1 = time.monotonic()
     w.page.wait_for_function("() => document.getElementById('conn').textContent === 'connected'",
