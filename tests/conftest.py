@@ -98,4 +98,3 @@ def pytest_collection_modifyitems(config: Any, items: list[pytest.Item]) -> None
 def pytest_sessionstart(session: object) -> None:
     if os.environ.get("GAMENIGHT_REQUIRE_COMPILED") == "1" and not core.COMPILED:
         raise RuntimeError("GAMENIGHT_REQUIRE_COMPILED=1 but the pure-Python core was loaded")
-

@@ -52,9 +52,9 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: N
     the settings named *before* the test database existed, and Django makes the test database
     without closing it; every test of that worker then spoke to the development database
     (tests/test_suite_database.py)."""
-    from django.db import connections
+    from server.games import dbpool
 
-    connections["default"].close_pool()  # type: ignore[attr-defined]
+    dbpool.default_connection().close_pool()
 
 
 def _guard_flush() -> None:
