@@ -216,7 +216,10 @@ def start_daphne(
     """daphne as a real process on a free port (or ``port``: a restart where clients
     reconnect), on the *test* database (see :func:`daphne_env`). Bots think in its process
     pool."""
-    env = daphne_env(name, extra_env)
+    # (its own analysis queue, kept across a restart of the same name: a match queued by an
+    # earlier test's server is not taken up by this one after the database was flushed)
+    env = daphne_env(name, {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / f"{name}-analysis"),
+                            **(extra_env or {})})
     app_name = json.loads(env["GAMENIGHT_DB_JSON"])["OPTIONS"]["application_name"]
     port = port or free_port()
     log = tmp_path / f"{name}.log"

@@ -1,10 +1,11 @@
-"""The Teka analysis as a budgeted service (issue 26, item 4), over real HTTP on a real daphne
+"""The Teka analysis as a budgeted service, over real HTTP on a real daphne
 and the test PostgreSQL: a queue of bounded length (503 ``queue_full``), a limit per client
 (429 ``too_many_analyses``), both with ``Retry-After`` and changing nothing; the answer says
 where a match is in the queue; a replay that is open (``watch=1``) goes first and has a
 runner of its own, so strangers' requests do not hold it up (the issue's reproduction 2);
 a match's CPU budget ends its analysis with what was solved, marked partial; a league match
-is analysed as it finishes, before anyone asks.
+is analysed as it finishes, before anyone asks; a queued match no longer in the database is
+dropped quietly.
 
 Clients are told apart by their address: each request leaves from its own loopback address
 (127.0.0.N; Linux routes all of 127/8 to the loopback interface). The slow matches are
@@ -275,3 +276,30 @@ def test_a_league_match_is_analysed_as_it_finishes_before_anyone_asks(
         assert "waited" in a["budget"]
     finally:
         stop_daphne(s)
+
+
+def test_a_queued_match_missing_from_the_database_is_dropped_without_a_traceback(
+    transactional_db: Any, tmp_path: Path
+) -> None:
+    """A queue left by a server whose database was since restored from an older backup: the
+    match it names is not there. The runner drops it with one line (no traceback: nothing went
+    wrong in the server), empties the queue and answers the next match as usual."""
+    missing = (Game.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1000
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "queue.json").write_text(json.dumps({"jobs": [{
+        "key": f"teka-{missing}-v1-0123456789abcdef", "kind": "teka", "game": missing,
+        "head": "0123456789abcdef" * 4, "client": "", "rank": 2, "created": time.time(),
+        "watched_until": 0, "watched_by": "", "state": "queued"}]}))
+    s = server(tmp_path, "missing")
+    try:
+        until("the queue emptied", lambda: json.loads(
+            (tmp_path / "analysis" / "queue.json").read_text())["jobs"] == [], 120)
+        until("the line saying so", lambda: f"match {missing} is not in the database: its "
+              "analysis is dropped" in s.output(), 60)
+        assert "Traceback" not in s.output(), s.output()
+        quick = quick_match()
+        until("a match analysed after it",
+              lambda: ask(s, quick)[0] == 200, 120)
+    finally:
+        stop_daphne(s)
+    assert "Traceback" not in s.output(), s.output()

@@ -526,6 +526,7 @@ def _events(game_id: int) -> list[Any]:
 
 
 def _run(j: dict[str, Any], lock_file: IO[bytes]) -> None:
+    from . import cache
     from .dd_worker import SOLVE_SECONDS, BudgetedSolve
 
     game_id = int(j["game"])
@@ -569,6 +570,12 @@ def _run(j: dict[str, Any], lock_file: IO[bytes]) -> None:
         log.info("analysed match %d in %.1f s (%d solves, %d cut short, %.1f CPU s%s)",
                  game_id, time.monotonic() - t0, solve.solves, solve.cut, solve.cpu,
                  ", partial" if solve.exhausted else "")
+    except cache.NotFound:
+        # (the database was restored from a backup older than the queue, say: nothing to
+        # analyse, and nothing went wrong in this process)
+        log.warning("match %d is not in the database: its analysis is dropped", game_id)
+        _write(progress, {"state": "failed", "reason": f"match {game_id} does not exist",
+                          "time": time.time()})
     except Exception as exc:
         log.exception("the analysis of match %d failed", game_id)
         _write(progress, {"state": "failed", "reason": str(exc) or type(exc).__name__,
