@@ -89,7 +89,7 @@ def wait_until(cond: Callable[[], bool], timeout: float = WAIT) -> bool:
         pump(1)
         if cond():
             return True
-        time.sleep(0.005)
+        time.sleep(0.02)
     return cond()
 
 

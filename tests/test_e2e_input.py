@@ -147,12 +147,12 @@ def test_a_small_fuzz_run_appends_nothing_and_answers_everything(daphne_server):
     out = fuzz(
         daphne_server.http, frames=300, requests=60, games=4, seed=3, workers=0,
         log=lambda _m: None, route_values=("real", "a%00b", "a/b", "9" * 19),
-        admin_cookie=admin_session(),
+        admin_cookie=admin_session(), route_methods=("GET", "POST"),
     )
     every = routes()  # every route of every urls.py: pages, API, leagues, admin
     assert {"players/<path:username>/", "api/games/<id:game_id>/", "admin/games/game/",
             "games/<str:game_id>/", "tv/", "leagues/<id:league_id>/standings.csv"} <= set(every)
-    assert out["routes"] == len(every) and out["route_requests"] > 6 * len(every)
+    assert out["routes"] == len(every) and out["route_requests"] > 4 * len(every)
     assert out["route_5xx"] == 0, out["examples"]
     assert {200, 404} <= set(out["route_statuses"]), out["route_statuses"]
     assert out["frames"] >= 300 and out["valid_commands"] >= 10 and out["requests"] == 60
