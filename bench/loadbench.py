@@ -329,7 +329,31 @@ def pct(values: list[float], p: float) -> float:
 # --------------------------------------------------------------------------- server
 
 
+def ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range of local ports for outgoing connections (Linux's default
+    elsewhere)."""
+    try:
+        lo, hi = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(lo), int(hi)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
+    """A port free on 127.0.0.1 now, below the range the kernel gives outgoing connections:
+    a client's socket cannot take it before the server binds it (one picked by the kernel,
+    from that range, was taken so under load). Another process may still pick it first:
+    callers that start a server retry with another (``tests/server_fixtures.py``)."""
+    lo, _hi = ephemeral_ports()
+    rng = random.SystemRandom()
+    for _ in range(100):
+        port = rng.randrange(10000, max(10001, lo))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from bench.loadbench import free_port
 from server.lifeline import set_pdeathsig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,12 +151,6 @@ def live_bot_tasks(bots: Any) -> list[Any]:
     return [t for t in list(bots.tasks) if not t.done() and t.get_loop().is_running()]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Daphne:
     def __init__(self, port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
         self.port = port
@@ -221,7 +216,24 @@ def start_daphne(
     env = daphne_env(name, {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / f"{name}-analysis"),
                             **(extra_env or {})})
     app_name = json.loads(env["GAMENIGHT_DB_JSON"])["OPTIONS"]["application_name"]
-    port = port or free_port()
+    for attempt in range(5):
+        server = _spawn_daphne(tmp_path, name, env, port or free_port())
+        server.app_name = app_name
+        try:
+            return _started(server)
+        except PortTaken:
+            # (another process took the free port between the pick and daphne's bind: a
+            # loaded run saw it; a caller's own port, a restart, is not changed)
+            if port is not None or attempt == 4:
+                pytest.fail(f"daphne could not listen: {server.output()}")
+    raise AssertionError("unreachable")
+
+
+class PortTaken(Exception):
+    """daphne exited at its start because its port was in use."""
+
+
+def _spawn_daphne(tmp_path: Path, name: str, env: dict[str, str], port: int) -> Daphne:
     log = tmp_path / f"{name}.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
@@ -241,20 +253,31 @@ def start_daphne(
             stderr=subprocess.STDOUT,
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
-    server = Daphne(port, proc, log)
-    server.app_name = app_name
+    return Daphne(port, proc, log)
+
+
+def _started(server: Daphne) -> Daphne:
+    """``server`` once it says it listens and accepts connections (a connection alone could
+    reach another process holding the port); :class:`PortTaken` if it exited for want of
+    its port."""
     deadline = time.time() + 120  # (Django's start on a loaded machine: only a hang takes this)
+    listening = f"Listening on TCP address 127.0.0.1:{server.port}"
     while True:
-        if proc.poll() is not None:
-            pytest.fail(f"daphne exited: {server.output()}")
+        if server.proc.poll() is not None:
+            out = server.output()
+            if "Address already in use" in out:
+                raise PortTaken(out)
+            pytest.fail(f"daphne exited: {out}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return server
+            if listening in server.output():
+                with socket.create_connection(("127.0.0.1", server.port), timeout=0.5):
+                    return server
         except OSError:
-            if time.time() > deadline:
-                proc.kill()
-                pytest.fail(f"daphne did not start: {server.output()}")
-            time.sleep(0.1)
+            pass
+        if time.time() > deadline:
+            server.proc.kill()
+            pytest.fail(f"daphne did not start: {server.output()}")
+        time.sleep(0.1)
 
 
 def stop_daphne(server: Daphne) -> None:

@@ -25,16 +25,11 @@ from typing import Any
 
 import pytest
 
+from bench.loadbench import free_port
 from server import dbconfig
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def http(method: str, url: str, body: Any = None) -> tuple[int, Any]:
