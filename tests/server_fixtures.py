@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bench.loadbench import free_port
+from bench.loadbench import free_port, spawn_daphne
 from server.lifeline import set_pdeathsig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,17 +216,16 @@ def start_daphne(
     env = daphne_env(name, {"GAMENIGHT_ANALYSIS_DIR": str(tmp_path / f"{name}-analysis"),
                             **(extra_env or {})})
     app_name = json.loads(env["GAMENIGHT_DB_JSON"])["OPTIONS"]["application_name"]
-    for attempt in range(5):
+    # (another process may take a free port between the pick and daphne's bind: a loaded
+    # run saw it; then another port, but never for a caller's own port, a restart)
+    for _ in range(5 if port is None else 1):
         server = _spawn_daphne(tmp_path, name, env, port or free_port())
         server.app_name = app_name
         try:
             return _started(server)
         except PortTaken:
-            # (another process took the free port between the pick and daphne's bind: a
-            # loaded run saw it; a caller's own port, a restart, is not changed)
-            if port is not None or attempt == 4:
-                pytest.fail(f"daphne could not listen: {server.output()}")
-    raise AssertionError("unreachable")
+            pass
+    pytest.fail(f"daphne could not listen: {server.output()}")
 
 
 class PortTaken(Exception):
@@ -236,23 +235,8 @@ class PortTaken(Exception):
 def _spawn_daphne(tmp_path: Path, name: str, env: dict[str, str], port: int) -> Daphne:
     log = tmp_path / f"{name}.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "server.asgi:application",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-        )
+        proc = spawn_daphne(port, env, out, _die_with_parent
+                            if sys.platform.startswith("linux") else None)
     return Daphne(port, proc, log)
 
 
