@@ -140,3 +140,29 @@ def test_a_test_run_started_with_sigint_ignored_takes_it_back() -> None:
          "tests/test_ops_script.py::test_sigint_stops_this_test_run"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=ignore)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_bytecode_probe() -> None:
+    """Run by the next test through ``./gamenight test``; skipped on its own."""
+    import os
+
+    if os.environ.get("GAMENIGHT_BYTECODE_PROBE") != "1":
+        pytest.skip("run by test_the_suite_writes_bytecode_whatever_the_callers_setting")
+    assert not sys.dont_write_bytecode
+    assert "PYTHONDONTWRITEBYTECODE" not in os.environ  # so daphne servers it starts write too
+
+
+def test_the_suite_writes_bytecode_whatever_the_callers_setting() -> None:
+    """``./gamenight test`` on a machine with ``PYTHONDONTWRITEBYTECODE=1``: the suite's
+    processes still write ``__pycache__`` (each of the suite's daphne starts would compile
+    ``server/`` again)."""
+    import os
+
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "GAMENIGHT_BYTECODE_PROBE": "1",
+           "GAMENIGHT_PYTHON": sys.executable}
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "gamenight"), "test", "-q", "-n", "0", "-p",
+         "no:cacheprovider", "tests/test_ops_script.py::test_bytecode_probe"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 passed" in out.stdout, out.stdout
