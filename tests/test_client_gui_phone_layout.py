@@ -69,7 +69,7 @@ def act_by_tap(app, s, screen):  # noqa: F811
         assert calls, [b.text for b in find(screen.ids.extra, "GButton")]
         assert in_view(calls[0]), f"{calls[0].text!r} is out of view"
         testing.tap(calls[0])
-    assert testing.wait_until(lambda: len(s.events) > before, 30), "the tap sent nothing"
+    assert testing.wait_until(lambda: len(s.events) > before, 120), "the tap sent nothing"
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -144,7 +144,7 @@ def test_the_more_sheet_shows_the_moves_and_the_score_sheet(app, game, size):  #
     else:  # Resign from the sheet: two taps, the sheet goes, the game is over
         testing.tap(by_text(sheet, "Resign"))
         testing.tap(by_text(sheet, "Sure? Tap again"))
-        assert testing.wait_until(lambda: s.outcome is not None, 10)
+        assert testing.wait_until(lambda: s.outcome is not None, 120)
         assert screen.more_view is None
         testing.pump(4)
         assert layoutcheck.player_bar_problems(app, "end") == []  # (the banner is docked)
