@@ -46,6 +46,8 @@ from server.games.runtime import HUB  # noqa: E402
 
 try:  # under daphne: oversize frames and close codes as docs/protocol.md says
     transport.install(max_frame=lambda: int(knob("MAX_FRAME", 65536)), too_large=too_large_frame)
+    # a stop ends the process within about twice GAMENIGHT_STOP_GRACE seconds
+    transport.install_stop(grace=lambda: float(knob("STOP_GRACE", 3)))
 except ImportError:  # another ASGI server
     pass
 

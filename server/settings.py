@@ -423,6 +423,10 @@ GAMENIGHT = {
     # game is cached; 0 sends every move through the worker threads instead.
     "ASYNC_DB": _flag("GAMENIGHT_ASYNC_DB", True),
     "ASYNC_DB_CONNECTIONS": ASYNC_DB_CONNECTIONS,
+    # Seconds a stop (SIGTERM, Ctrl-C) waits for the requests in flight, and then for the
+    # process to exit once daphne has stopped, before it ends the process without them
+    # (server/transport.py, install_stop).
+    "STOP_GRACE": _number("GAMENIGHT_STOP_GRACE", 3, 0),
     # Largest WebSocket text frame accepted from a client, in bytes.
     "MAX_FRAME": int(os.environ.get("GAMENIGHT_MAX_FRAME", "65536")),
     # Pre-encoded frames are written straight to daphne's connection when that is exactly

@@ -17,6 +17,11 @@ Why it exists, what it buys and how to move it to new versions: docs/transport.m
     raised (and closed nothing) when the consumer closed with 1009, 1011 or 1013; here the
     codes RFC 6455 lets a server send are sent as they are.
 
+* :func:`install_stop` (called by :mod:`server.asgi`) bounds how long a stop (SIGTERM,
+  Ctrl-C) waits for requests in flight: the process ends within about twice
+  ``GAMENIGHT_STOP_GRACE`` seconds whatever a request's worker thread is doing (before, a
+  view that kept waiting kept daphne from exiting).
+
 * :func:`direct_wire` gives a consumer a :class:`DirectWire` for its socket: pre-encoded
   frames written straight to the connection instead of through daphne's ASGI ``send``
   (docs/benchmarks-server.md, "Optimisations"), or None when that would not be exactly what
@@ -32,6 +37,10 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import logging
+import os
+import sys
+import threading
+import time
 from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
@@ -94,6 +103,105 @@ def install(max_frame: Callable[[], int], too_large: Callable[[int], str]) -> No
     ws_protocol.WebSocketFactory.protocol = game_protocol(
         ws_protocol.WebSocketProtocol, max_frame, too_large
     )
+
+
+def install_stop(grace: Callable[[], float]) -> None:
+    """Make a stop of daphne (SIGTERM, Ctrl-C) end the process within about twice
+    ``grace()`` seconds, whatever requests are in flight. Does nothing where daphne's server
+    is not running this process (``daphne.server`` not imported: an in-process test).
+
+    Why: daphne stops its reactor only once every application instance it cancelled has
+    ended, and a Django view runs in a worker thread that nothing can interrupt (asgiref's
+    ``sync_to_async`` waits for the thread before the cancelled request ends). So a view
+    still waiting (for a lock, for the database) held the stop for as long as it waited.
+    And when the request ended before its thread (daphne cancels a request again once its
+    client has been gone for 10 s), the reactor stopped; the thread, its view done, then
+    waited for the stopped event loop to carry the response back (whitenoise's middleware
+    calls the view through ``async_to_sync``), and Python's exit joined that thread for
+    ever.
+
+    Here the stop waits at most ``grace()`` seconds for the cancelled requests (one whose
+    view finishes by then has done its work, and the process exits as before), then stops
+    the reactor, with one warning naming the requests left. From then on a daemon thread
+    gives the exit ``grace()`` seconds more; a process still there then has a thread that
+    will not end by itself (stuck as above, or its view still waiting): one warning names
+    the threads left and where each waits, and ``os._exit(0)`` ends the process (stopping
+    was asked for and done). A watchdog, not a cure, because a Python thread cannot be
+    stopped from outside and the wait it is stuck in may be anyone's (a lock, a query, a
+    pool). Nothing is half-written: the database decides. A transaction the view had not
+    committed never will (its connection is gone: PostgreSQL rolls it back once the
+    statement in hand stops waiting), one committed is in the log. What a request in
+    flight loses is its answer, as it did before (daphne cancels it at the stop)."""
+    daphne_server = sys.modules.get("daphne.server")
+    if daphne_server is None:
+        return
+    kill_all = daphne_server.Server.kill_all_applications
+    if getattr(kill_all, "gamenight_stop", False):
+        return
+
+    def kill_all_applications(self: Any) -> Any:
+        from twisted.internet import defer
+        from twisted.internet import reactor as installed
+
+        reactor: Any = installed  # (typed as the module it replaces)
+        limit = max(0.0, float(grace()))
+        done: Any = defer.Deferred()
+
+        def give_up() -> None:
+            if done.called:
+                return
+            left = [
+                repr(protocol) for protocol, details in list(self.connections.items())
+                if details.get("application_instance") is not None
+                and not details["application_instance"].done()
+            ]
+            log.warning("stopping without %d request(s) still running %g s after the stop "
+                        "was asked for: %s", len(left), limit, "; ".join(left))
+            done.callback(None)
+
+        def ended(_result: Any) -> None:
+            if not done.called:
+                done.callback(None)
+
+        timer = reactor.callLater(limit, give_up)
+        done.addBoth(lambda _r: timer.cancel() if timer.active() else None)
+        reactor.addSystemEventTrigger("after", "shutdown", exit_watchdog, limit)
+        kill_all(self).addBoth(ended)  # (fires when every cancelled instance has ended)
+        return done
+
+    kill_all_applications.gamenight_stop = True  # type: ignore[attr-defined]
+    daphne_server.Server.kill_all_applications = kill_all_applications
+
+
+def exit_watchdog(limit: float) -> threading.Thread:
+    """A daemon thread that ends the process with ``os._exit(0)`` if it is still there
+    ``limit`` seconds from now, after one warning naming the threads still running (the
+    exit joins them) and where each waits (:func:`install_stop`)."""
+
+    def watch() -> None:
+        time.sleep(limit)
+        frames = sys._current_frames()
+        left = []
+        for t in threading.enumerate():
+            if t.daemon or t is threading.main_thread() or t.ident not in frames:
+                continue
+            f: Any = frames[t.ident]
+            while f.f_back is not None and os.path.basename(f.f_code.co_filename) in (
+                    "threading.py", "queue.py"):
+                f = f.f_back  # (where it waits, not the lock it waits on)
+            left.append(f"{t.name} in {f.f_code.co_name} "
+                        f"({os.path.basename(f.f_code.co_filename)}:{f.f_lineno})")
+        log.warning("the process had not exited %g s after daphne stopped: ended without "
+                    "waiting for %s", limit, "; ".join(left) or "its exit")
+        for handler in logging.getLogger().handlers + log.handlers:
+            handler.flush()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+    thread = threading.Thread(target=watch, name="gamenight-stop-watchdog", daemon=True)
+    thread.start()
+    return thread
 
 
 def game_protocol(

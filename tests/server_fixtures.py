@@ -265,9 +265,10 @@ def _started(server: Daphne) -> Daphne:
 
 
 def stop_daphne(server: Daphne) -> None:
-    """SIGTERM, then SIGKILL after 15 s: no assertion rests on it. (A daphne stopped while an
-    HTTP request is in flight can hang at exit: the request's worker thread waits for the
-    event loop that has stopped, and Python joins that thread; docs/checks.md.)"""
+    """SIGTERM, then SIGKILL after 15 s: no assertion rests on it. (A daphne exits within
+    about twice ``GAMENIGHT_STOP_GRACE``, 3 s, even with a request in flight whose view is
+    still waiting: server/transport.py, ``install_stop``; before that fix such a daphne could
+    hang at exit, docs/checks.md.)"""
     server.proc.terminate()
     try:
         server.proc.wait(15)

@@ -653,3 +653,65 @@ def test_a_child_ends_when_its_parent_is_gone(call: str) -> None:
     finally:
         if _alive(child):
             child.kill()
+
+
+def _count(conn: Any, sql: str, *params: Any) -> int:
+    row = conn.execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sigterm_stops_daphne_while_a_request_waits(daphne_server: Any) -> None:
+    """SIGTERM while an HTTP request is in flight, its view waiting (for a table lock this
+    test holds until daphne is gone), stops daphne all the same: the stop waits
+    GAMENIGHT_STOP_GRACE seconds for the request, then as long for the exit, then ends the
+    process. Before, daphne waited for the view for as long as it waited (here for ever),
+    and a view that ended after the reactor had stopped left its thread waiting for the
+    stopped event loop, which Python's exit joined. The request (a new game, made in one
+    transaction) is dropped whole: its transaction was never committed."""
+    import psycopg
+    from django.db import connection
+
+    from server.games.models import Game
+
+    sd = connection.settings_dict
+    dsn = {"host": sd["HOST"], "port": str(sd["PORT"]), "user": sd["USER"],
+           "password": sd["PASSWORD"] or None, "dbname": sd["NAME"]}
+    locker = psycopg.connect(**dsn)
+    try:
+        locker.execute("LOCK TABLE games_game IN ACCESS EXCLUSIVE MODE")  # (until daphne ends)
+        body = json.dumps({"kind": "teeko", "options": {}, "seats": [
+            {"kind": "guest", "name": "Ann"}, {"kind": "guest", "name": "Bob"}]}).encode()
+        client = socket.create_connection(("127.0.0.1", daphne_server.port), timeout=60)
+        client.sendall(b"POST /api/games/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       b"Content-Type: application/json\r\n"
+                       b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        # (the request's query: the ORM's, quoted; the clocks' re-arm at the start reads the
+        # table too, in SQL of its own)
+        waiting = ("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+                   " AND wait_event_type = 'Lock' AND query LIKE '%%FROM \"games_game\"%%'")
+        sessions = "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s"
+        with psycopg.connect(**dsn, autocommit=True) as watch:
+            deadline = time.monotonic() + 120
+            while not _count(watch, waiting, daphne_server.app_name):
+                assert time.monotonic() < deadline, daphne_server.output()
+                time.sleep(0.1)
+            # the request's view is certainly in flight: it waits for the lock held here
+            daphne_server.proc.send_signal(signal.SIGTERM)
+            try:
+                daphne_server.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                pytest.fail("daphne still running 60 s after SIGTERM with a request in "
+                            f"flight: {daphne_server.output()}")
+            assert daphne_server.proc.returncode == 0, daphne_server.output()
+            assert "stopping without 1 request(s) still running" in daphne_server.output()
+            # (PostgreSQL sees the client gone once the statement stops waiting)
+            locker.rollback()
+            deadline = time.monotonic() + 60
+            while _count(watch, sessions, daphne_server.app_name):
+                assert time.monotonic() < deadline, "daphne's database session outlived it"
+                time.sleep(0.1)
+        assert not Game.objects.exists()
+        client.close()
+    finally:
+        locker.close()
