@@ -352,3 +352,42 @@ def test_clock_and_abandoned_seat(daphne_server, server_runtime):
     finally:
         a.close()
         b.close()
+
+
+def test_a_shared_tablet_hands_over_to_the_first_to_act_whichever_socket_hears_first():
+    """Teka on one tablet for North and East (one socket each). East's socket hears the deal
+    first (a loaded machine): nobody counts as to act until both have, and North, the first
+    to act, must then be handed the tablet; no hidden hand shown before (a loaded run of the
+    app's table test saw no hand-off at all: the tablet took its first guess, North, for the
+    person holding it)."""
+    from client_kivy.vm.net import KioskRemoteSession
+
+    class Quiet:  # (no socket: frames are handed to the seats' sessions below)
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def start(self):
+            pass
+
+        def close(self):
+            pass
+
+    game = {"id": 7, "kind": "teka", "status": "active",
+            "seats": [{"seat": i, "kind": "guest", "name": n, "taken": True}
+                      for i, n in enumerate(("Ann", "Bob", "Cleo", "Dan"))]}
+    s = KioskRemoteSession(None, game, {0: "a", 1: "b"}, socket_factory=Quiet)
+    records = [{"seq": 1, "seat": None, "event": {"type": "start", "options": {}}}]
+
+    def frame(seat):
+        return {"type": "events", "from": 1, "to": 1, "events": records,
+                "view": {"hand": [f"card of {seat}"]}, "legal": [{"type": "keep"}] if seat == 0
+                else [], "to_act": [0] if seat == 0 else [], "outcome": None}
+
+    s.seats[1].handle(frame(1))  # East's socket first: North's has heard nothing yet
+    assert s.handoff is None and s.legal == []
+    assert "card of" not in str(s.view)  # (nobody has been handed the tablet)
+    s.seats[0].handle(frame(0))
+    assert s.handoff == 0 and s.legal == []  # North is handed the tablet first
+    s.confirm_handoff()
+    assert s.handoff is None and s.viewer == 0 and s.legal == [{"type": "keep"}]
+    assert s.view == {"hand": ["card of 0"]}

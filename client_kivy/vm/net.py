@@ -606,16 +606,22 @@ class KioskRemoteSession(Session):
             viewer = self._last_viewer
         else:
             viewer = self.humans[0]
+        hidden = self.game_name in HIDDEN_INFO_GAMES and len(self.humans) > 1
         if self.outcome is not None:
             self.handoff = None
-        elif (self.game_name in HIDDEN_INFO_GAMES and len(self.humans) > 1 and acting
-              and viewer != self._last_viewer):
+        elif hidden and acting and viewer != self._last_viewer:
             self.handoff = viewer
-        self._last_viewer = viewer
+        # Before anyone is to act (the seats' sockets not yet caught up with each other) the
+        # first person is only a guess: not remembered, so the first to act is handed the
+        # tablet (before, under load, the guess was the first to act and no hand-off came),
+        # and no hidden hand is shown meanwhile.
+        guess = not acting and self._last_viewer is None
+        self._last_viewer = None if guess else viewer
         self.viewer = viewer
         s = self.seats[viewer]
-        self.view = {} if self.handoff is not None else s.view
-        self.legal = [] if self.handoff is not None else s.legal
+        covered = self.handoff is not None or (guess and hidden)
+        self.view = {} if covered else s.view
+        self.legal = [] if covered else s.legal
         self.notify()
 
     def confirm_handoff(self) -> None:
