@@ -330,6 +330,54 @@ def test_daphne_restart_reconnects_and_catches_up_without_gap(
             stop_daphne(restarted)
 
 
+def test_a_connection_reset_is_the_browsers_message_an_error_status_is_the_pages(
+    browser: Any,  # noqa: F811
+) -> None:
+    """A daphne stopped with a page's request in flight resets the connection, and Chromium
+    logs it whatever the page does (the restart test above failed once on it): that line is
+    the network's, not the page's. An error status the server answers is still the page's."""
+    import socket
+    import struct
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    page = (b"<!doctype html><title>t</title><script>"
+            b"fetch('/gone').catch(() => { document.title = 'gone'; });"
+            b"fetch('/broken').then(() => { document.body.dataset.broken = '1'; });"
+            b"</script>")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == "/gone":  # (closed with a reset, as by a process that ends)
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
+                self.connection.close()
+                return
+            status, body = (500, b"no") if self.path == "/broken" else (200, page)
+            self.send_response(status)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        w = open_page(browser, f"http://127.0.0.1:{httpd.server_address[1]}/")
+        w.page.wait_for_function("() => document.title === 'gone' && document.body.dataset.broken")
+        assert any("ERR_CONNECTION_RESET" in n for n in w.network), w.network
+        errors = w.js_errors()
+        assert len(errors) == 1 and "status of 500" in errors[0], errors
+        w.page.context.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 def test_tv_mode_shows_every_live_table(daphne_server: Any, browser: Any) -> None:  # noqa: F811
     import asyncio
 

@@ -66,12 +66,18 @@ def browser() -> Iterator[Any]:
             b.close()
 
 
+NETWORK_FAILURES = ("net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET",
+                    "net::ERR_CONNECTION_CLOSED", "net::ERR_EMPTY_RESPONSE")
+"""The browser's console lines for a server gone away (not an HTTP error status: those count)."""
+
+
 class Watched:
     """A page with everything it logged: console errors, page errors, socket frames."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
         self.errors: list[str] = []
+        self.network: list[str] = []
         self.frames: list[str] = []
         self.sockets = 0
         page.on("console", self._console)
@@ -81,8 +87,11 @@ class Watched:
     def _console(self, msg: Any) -> None:
         if msg.type == "error":
             text = msg.text
-            # (a socket refused while daphne restarts is the browser's message, not the page's)
-            if "WebSocket connection to" in text or "ERR_CONNECTION_REFUSED" in text:
+            # (a connection refused, or reset by a daphne stopping with a request in flight, is
+            # the browser's own message, logged whatever the page does with the failure; what
+            # the page does is judged by its errors and by what it shows)
+            if "WebSocket connection to" in text or any(e in text for e in NETWORK_FAILURES):
+                self.network.append(text)
                 return
             self.errors.append(f"console: {text}")
 
