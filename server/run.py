@@ -27,6 +27,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -205,16 +206,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.workers > 1 and not os.environ.get("REDIS_URL", "").strip():
         raise SystemExit("--workers > 1 needs REDIS_URL (the processes share events through "
                          "Redis), e.g. REDIS_URL=redis://127.0.0.1:6379/0")
-    # SIGINT (Ctrl-C) and SIGTERM both stop: the first one interrupts what is running, later
-    # ones are ignored while stopping. Installing the handler also undoes an inherited
-    # "ignore SIGINT" (a script that starts us in the background with ``&``).
+    # SIGINT (Ctrl-C) and SIGTERM both stop: the first one interrupts the set-up, or, once
+    # daphne is being started, asks the watch below to stop; later ones are ignored while
+    # stopping. Installing the handler also undoes an inherited "ignore SIGINT" (a script
+    # that starts us in the background with ``&``). Not an exception once daphne runs: one
+    # raised from a handler lands wherever the main thread is, and inside ``Popen.poll``
+    # just after it has taken the Popen's lock it leaves the lock taken, so the stop's wait
+    # for that daphne waited for the lock for ever.
     stopping = False
+    serving = False
+    asked = False
 
     def on_signal(signum: int, frame: Any) -> None:
-        nonlocal stopping
+        nonlocal stopping, asked
         if stopping:
             return
         stopping = True
+        if serving:
+            asked = True
+            return
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_signal)
@@ -260,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
             from server import dbconfig
 
             env["GAMENIGHT_PGDATA"] = str(dbconfig.pgdata_dir(Path(settings.BASE_DIR)))
+        serving = True  # (see on_signal)
         for i in range(args.workers):
             listener = listeners[i % len(listeners)]
             procs.append(subprocess.Popen(
@@ -269,14 +280,9 @@ def main(argv: list[str] | None = None) -> int:
                 preexec_fn=_die_with_parent,
             ))
         banner(info, args)
-        while True:
-            for p in procs:
-                rc = p.poll()
-                if rc is not None:
-                    say(f"daphne (pid {p.pid}) exited with code {rc}; stopping")
-                    code = rc or 1
-                    raise KeyboardInterrupt
-            time.sleep(0.5)
+        code = watch(procs, lambda: asked)
+        stopping = True
+        say("stopping")
     except KeyboardInterrupt:
         stopping = True
         say("stopping")
@@ -289,6 +295,18 @@ def main(argv: list[str] | None = None) -> int:
             listener.close()
         stop_database()
     return code
+
+
+def watch(procs: list[subprocess.Popen[bytes]], asked: Callable[[], bool]) -> int:
+    """Wait until a stop is ``asked`` (0) or a daphne exits (its exit code, 1 for 0)."""
+    while not asked():
+        for p in procs:
+            rc = p.poll()
+            if rc is not None:
+                say(f"daphne (pid {p.pid}) exited with code {rc}; stopping")
+                return rc or 1
+        time.sleep(0.5)
+    return 0
 
 
 def start_announcing(args: argparse.Namespace) -> Any:

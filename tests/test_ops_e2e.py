@@ -580,6 +580,80 @@ def test_ctrl_c_on_gamenight_serve_stops_it_cleanly() -> None:
         stop_run_command(proc, pgdata)
 
 
+SLOW_POLL = """
+# (made by test_a_stop_that_lands_inside_a_poll_of_daphne_still_stops)
+import os, subprocess, threading, time
+
+_MARKER = os.environ.get("GAMENIGHT_TEST_SLOW_POLL")
+
+
+class _SlowLock:
+    \"\"\"Popen's waitpid lock that, taken the first time by a poll, holds on to it for 5 s
+    (and says so in the marker file): the instant a signal may land, made long.\"\"\"
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._slowed = False
+
+    def acquire(self, blocking=True, timeout=-1):
+        got = self._lock.acquire(blocking, timeout)
+        if got and not blocking and not self._slowed:
+            self._slowed = True
+            open(_MARKER, "w").close()
+            time.sleep(5)
+        return got
+
+    def release(self):
+        self._lock.release()
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+if _MARKER:
+    _init = subprocess.Popen.__init__
+
+    def _slowed_init(self, args, *rest, **kw):
+        _init(self, args, *rest, **kw)
+        if "daphne" in [str(a) for a in args]:
+            self._waitpid_lock = _SlowLock()
+
+    subprocess.Popen.__init__ = _slowed_init
+"""
+
+
+@pytest.mark.slow
+def test_a_stop_that_lands_inside_a_poll_of_daphne_still_stops(tmp_path: Path) -> None:
+    """The run command looks at its daphne every half second (``Popen.poll``). A SIGINT that
+    came just as a poll had taken the Popen's lock raised KeyboardInterrupt there, out of the
+    signal handler, before the lock was released; the stop's wait for daphne then waited for
+    that lock for ever (a loaded run of the Ctrl-C test hung so, after "stopping"). The
+    instant is made long here: the lock, once taken by a poll, is held 5 s, and the signal
+    is sent then. A stop must still end cleanly."""
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+    (tmp_path / "sitecustomize.py").write_text(SLOW_POLL)
+    marker = tmp_path / "polling"
+    port = free_port()
+    proc, pgdata, out = start_run_command(
+        port, "--no-demo", "--host", "127.0.0.1",
+        PYTHONPATH=str(tmp_path), GAMENIGHT_TEST_SLOW_POLL=str(marker))
+    try:
+        assert "Tablets: connect to" in "".join(out), "".join(out)
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), "no poll of daphne"
+        assert_clean_stop(proc, signal.SIGINT)
+        assert dbconfig.running_info(pgdata) is None
+    finally:
+        stop_run_command(proc, pgdata)
+
+
 @pytest.mark.slow
 def test_kill_9_of_the_run_command_takes_daphne_and_its_bot_workers_along() -> None:
     """SIGKILL of server.run: its daphne gets SIGTERM from the kernel (PR_SET_PDEATHSIG) and
@@ -613,6 +687,34 @@ def test_kill_9_of_the_run_command_takes_daphne_and_its_bot_workers_along() -> N
             time.sleep(0.1)
         left = [(p.pid, p.cmdline()) for p in tree if _alive(p)]
         assert not left, left
+    finally:
+        stop_run_command(proc, pgdata)
+
+
+@pytest.mark.slow
+def test_a_daphne_that_dies_stops_the_run_command() -> None:
+    """A daphne that dies (here SIGKILL) takes the run command down with it, saying so and
+    stopping the embedded PostgreSQL, with daphne's exit code: no server left that serves
+    nothing."""
+    import psutil
+
+    if os.environ.get("DATABASE_URL"):
+        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+    port = free_port()
+    proc, pgdata, _ = start_run_command(port, "--no-demo", "--host", "127.0.0.1")
+    try:
+        wait_http(f"http://127.0.0.1:{port}/api/kinds/", proc)
+        daphnes = [p for p in psutil.Process(proc.pid).children()
+                   if "daphne" in " ".join(p.cmdline())]
+        assert len(daphnes) == 1, daphnes
+        daphnes[0].kill()
+        rest, _ = proc.communicate(timeout=180)
+        assert proc.returncode != 0, rest
+        lines = [ln for ln in rest.splitlines() if ln.startswith("[gamenight]")]
+        assert lines == [f"[gamenight] daphne (pid {daphnes[0].pid}) exited with code -9; stopping",
+                         "[gamenight] stopping", "[gamenight] daphne stopped",
+                         "[gamenight] embedded PostgreSQL stopped"], rest
+        assert dbconfig.running_info(pgdata) is None
     finally:
         stop_run_command(proc, pgdata)
 
