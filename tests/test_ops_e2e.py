@@ -58,6 +58,11 @@ def wait_http(url: str, proc: subprocess.Popen[Any], timeout: float = 180) -> No
     raise AssertionError(f"{url} did not answer in {timeout} s")
 
 
+EMBEDDED_ONLY = pytest.mark.skipif(
+    bool(os.environ.get("DATABASE_URL")),
+    reason="DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
+
+
 def base_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("DATABASE_URL", "GAMENIGHT_DB_JSON", "PYTEST_CURRENT_TEST")}
@@ -144,10 +149,9 @@ def assert_clean_stop(proc: subprocess.Popen[str], sig: int, group: bool = False
 
 
 @pytest.mark.slow
+@EMBEDDED_ONLY
 def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
     """Started with SIGINT ignored (as a script's background job is), SIGINT still stops it."""
-    if os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
     port = free_port()
     proc, pgdata, out = start_run_command(port)
     var = pgdata.parent
@@ -201,12 +205,11 @@ def test_run_command_serves_and_stops_cleanly_on_sigint() -> None:
 
 
 @pytest.mark.slow
+@EMBEDDED_ONLY
 def test_run_command_stops_quietly_on_sigterm_while_daphne_starts() -> None:
     """SIGTERM right after the banner, while daphne is still importing: no traceback (SIGINT
     to a daphne that is importing printed a KeyboardInterrupt traceback), the embedded
     PostgreSQL stopped (the run command's own pooled session kept it running before)."""
-    if os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
     proc, pgdata, out = start_run_command(free_port(), "--no-demo", "--host", "127.0.0.1")
     try:
         assert "Tablets: connect to" in "".join(out), "".join(out)
@@ -562,13 +565,12 @@ def test_a_process_that_exits_does_not_wait_for_a_thinking_bot() -> None:
 
 
 @pytest.mark.slow
+@EMBEDDED_ONLY
 def test_ctrl_c_on_gamenight_serve_stops_it_cleanly() -> None:
     """Ctrl-C at a terminal signals the whole foreground process group. The ``gamenight``
     script waited for server.run in a child: it printed a KeyboardInterrupt traceback and
     killed server.run 0.25 s later, before the embedded PostgreSQL was stopped. It now execs
     server.run, so the signal reaches the server alone."""
-    if os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
     port = free_port()
     proc, pgdata, out = start_run_command(port, "--no-demo", "--host", "127.0.0.1", script=True)
     try:
@@ -627,6 +629,7 @@ if _MARKER:
 
 
 @pytest.mark.slow
+@EMBEDDED_ONLY
 def test_a_stop_that_lands_inside_a_poll_of_daphne_still_stops(tmp_path: Path) -> None:
     """The run command looks at its daphne every half second (``Popen.poll``). A SIGINT that
     came just as a poll had taken the Popen's lock raised KeyboardInterrupt there, out of the
@@ -634,8 +637,6 @@ def test_a_stop_that_lands_inside_a_poll_of_daphne_still_stops(tmp_path: Path) -
     that lock for ever (a loaded run of the Ctrl-C test hung so, after "stopping"). The
     instant is made long here: the lock, once taken by a poll, is held 5 s, and the signal
     is sent then. A stop must still end cleanly."""
-    if os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
     (tmp_path / "sitecustomize.py").write_text(SLOW_POLL)
     marker = tmp_path / "polling"
     port = free_port()
@@ -655,13 +656,12 @@ def test_a_stop_that_lands_inside_a_poll_of_daphne_still_stops(tmp_path: Path) -
 
 
 @pytest.mark.slow
+@EMBEDDED_ONLY
 def test_kill_9_of_the_run_command_takes_daphne_and_its_bot_workers_along() -> None:
     """SIGKILL of server.run: its daphne gets SIGTERM from the kernel (PR_SET_PDEATHSIG) and
     stops; daphne's bot workers follow it."""
     import psutil
 
-    if os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
     port = free_port()
     proc, pgdata, _ = start_run_command(port, "--no-demo", "--host", "127.0.0.1")
     try:
@@ -692,14 +692,13 @@ def test_kill_9_of_the_run_command_takes_daphne_and_its_bot_workers_along() -> N
 
 
 @pytest.mark.slow
+@EMBEDDED_ONLY
 def test_a_daphne_that_dies_stops_the_run_command() -> None:
     """A daphne that dies (here SIGKILL) takes the run command down with it, saying so and
     stopping the embedded PostgreSQL, with daphne's exit code: no server left that serves
     nothing."""
     import psutil
 
-    if os.environ.get("DATABASE_URL"):
-        pytest.skip("DATABASE_URL is set: this test checks the embedded-PostgreSQL path")
     port = free_port()
     proc, pgdata, _ = start_run_command(port, "--no-demo", "--host", "127.0.0.1")
     try:
